@@ -1,0 +1,407 @@
+package sqsq
+
+import (
+	"context"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// QueueAttributes are the settable attributes of a queue. An unset field
+// keeps its default on CreateQueue and its current value on SetAttributes.
+// Durations must be whole seconds within the AWS range of each attribute.
+type QueueAttributes struct {
+	// DelaySeconds: how long new messages stay invisible, 0–900 s (default 0).
+	DelaySeconds Optional[time.Duration]
+	// MaximumMessageSize in bytes, 1,024–1,048,576 (default 1,048,576).
+	MaximumMessageSize Optional[int]
+	// MessageRetentionPeriod, 60 s–14 days (default 4 days).
+	MessageRetentionPeriod Optional[time.Duration]
+	// ReceiveMessageWaitTimeSeconds: the long-poll wait of receives that give
+	// none, 0–20 s (default 0).
+	ReceiveMessageWaitTimeSeconds Optional[time.Duration]
+	// VisibilityTimeout: how long a received message stays hidden, 0–12 h
+	// (default 30 s).
+	VisibilityTimeout Optional[time.Duration]
+	// Policy is the queue's IAM policy JSON, stored but not enforced; "" removes it.
+	Policy Optional[string]
+	// KmsMasterKeyId enables SSE-KMS in name only (nothing is encrypted); "" removes it.
+	KmsMasterKeyId Optional[string]
+	// KmsDataKeyReusePeriodSeconds, 60 s–24 h (default 300 s).
+	KmsDataKeyReusePeriodSeconds Optional[time.Duration]
+	// SqsManagedSseEnabled (default true); exclusive with KmsMasterKeyId.
+	SqsManagedSseEnabled Optional[bool]
+	// FifoQueue makes a FIFO queue at creation. Standard queues reject it.
+	FifoQueue Optional[bool]
+}
+
+// Queue attribute names, as SQS spells them.
+const (
+	AttrAll                                   = "All"
+	AttrDelaySeconds                          = "DelaySeconds"
+	AttrMaximumMessageSize                    = "MaximumMessageSize"
+	AttrMessageRetentionPeriod                = "MessageRetentionPeriod"
+	AttrReceiveMessageWaitTimeSeconds         = "ReceiveMessageWaitTimeSeconds"
+	AttrVisibilityTimeout                     = "VisibilityTimeout"
+	AttrPolicy                                = "Policy"
+	AttrKmsMasterKeyID                        = "KmsMasterKeyId"
+	AttrKmsDataKeyReusePeriodSeconds          = "KmsDataKeyReusePeriodSeconds"
+	AttrSqsManagedSseEnabled                  = "SqsManagedSseEnabled"
+	AttrFifoQueue                             = "FifoQueue"
+	AttrApproximateNumberOfMessages           = "ApproximateNumberOfMessages"
+	AttrApproximateNumberOfMessagesNotVisible = "ApproximateNumberOfMessagesNotVisible"
+	AttrApproximateNumberOfMessagesDelayed    = "ApproximateNumberOfMessagesDelayed"
+	AttrCreatedTimestamp                      = "CreatedTimestamp"
+	AttrLastModifiedTimestamp                 = "LastModifiedTimestamp"
+	AttrQueueArn                              = "QueueArn"
+)
+
+// attrRange describes a whole-second duration attribute.
+type attrRange struct{ min, max int64 }
+
+var durationRanges = map[string]attrRange{
+	AttrDelaySeconds:                  {0, 900},
+	AttrMessageRetentionPeriod:        {60, 1209600},
+	AttrReceiveMessageWaitTimeSeconds: {0, 20},
+	AttrVisibilityTimeout:             {0, 43200},
+	AttrKmsDataKeyReusePeriodSeconds:  {60, 86400},
+}
+
+var readOnlyAttrs = map[string]bool{
+	AttrApproximateNumberOfMessages:           true,
+	AttrApproximateNumberOfMessagesNotVisible: true,
+	AttrApproximateNumberOfMessagesDelayed:    true,
+	AttrCreatedTimestamp:                      true,
+	AttrLastModifiedTimestamp:                 true,
+	AttrQueueArn:                              true,
+}
+
+// ParseQueueAttributes turns the string map of the SQS wire protocols into
+// QueueAttributes. Unknown or read-only names fail with InvalidAttributeName,
+// malformed or out-of-range values with InvalidAttributeValue; names are
+// checked in sorted order so the error is deterministic.
+func ParseQueueAttributes(m map[string]string) (QueueAttributes, error) {
+	var a QueueAttributes
+	for _, name := range sortedKeys(m) {
+		v := m[name]
+		switch name {
+		case AttrDelaySeconds, AttrMessageRetentionPeriod, AttrReceiveMessageWaitTimeSeconds,
+			AttrVisibilityTimeout, AttrKmsDataKeyReusePeriodSeconds:
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				return QueueAttributes{}, errInvalidAttrValue(name)
+			}
+			d := Some(time.Duration(n) * time.Second)
+			if n < -1<<31 || n > 1<<31 {
+				return QueueAttributes{}, errInvalidAttrValue(name)
+			}
+			switch name {
+			case AttrDelaySeconds:
+				a.DelaySeconds = d
+			case AttrMessageRetentionPeriod:
+				a.MessageRetentionPeriod = d
+			case AttrReceiveMessageWaitTimeSeconds:
+				a.ReceiveMessageWaitTimeSeconds = d
+			case AttrVisibilityTimeout:
+				a.VisibilityTimeout = d
+			case AttrKmsDataKeyReusePeriodSeconds:
+				a.KmsDataKeyReusePeriodSeconds = d
+			}
+		case AttrMaximumMessageSize:
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil {
+				return QueueAttributes{}, errInvalidAttrValue(name)
+			}
+			a.MaximumMessageSize = Some(n)
+		case AttrPolicy:
+			a.Policy = Some(v)
+		case AttrKmsMasterKeyID:
+			a.KmsMasterKeyId = Some(v)
+		case AttrSqsManagedSseEnabled, AttrFifoQueue:
+			b, ok := parseBool(v)
+			if !ok {
+				return QueueAttributes{}, errInvalidAttrValue(name)
+			}
+			if name == AttrFifoQueue {
+				a.FifoQueue = Some(b)
+			} else {
+				a.SqsManagedSseEnabled = Some(b)
+			}
+		default:
+			return QueueAttributes{}, errUnknownAttr(name)
+		}
+	}
+	if err := a.validate(); err != nil {
+		return QueueAttributes{}, err
+	}
+	return a, nil
+}
+
+// parseBool accepts what AWS accepts: "true"/"false" in any case.
+func parseBool(v string) (bool, bool) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	return false, false
+}
+
+func errUnknownAttr(name string) *Error {
+	return newError(CodeInvalidAttributeName, "Unknown Attribute %s.", name)
+}
+
+func errInvalidAttrValue(name string) *Error {
+	return newError(CodeInvalidAttributeValue, "Invalid value for the parameter %s.", name)
+}
+
+// validate checks ranges; it is the single place for them.
+func (a QueueAttributes) validate() *Error {
+	check := func(name string, o Optional[time.Duration]) *Error {
+		d, ok := o.Get()
+		if !ok {
+			return nil
+		}
+		r := durationRanges[name]
+		if d%time.Second != 0 || d < time.Duration(r.min)*time.Second || d > time.Duration(r.max)*time.Second {
+			return errInvalidAttrValue(name)
+		}
+		return nil
+	}
+	// Sorted by name, like the parse loop, so the first error is stable.
+	if err := check(AttrDelaySeconds, a.DelaySeconds); err != nil {
+		return err
+	}
+	if err := check(AttrKmsDataKeyReusePeriodSeconds, a.KmsDataKeyReusePeriodSeconds); err != nil {
+		return err
+	}
+	if n, ok := a.MaximumMessageSize.Get(); ok && (n < 1024 || n > 1048576) {
+		return errInvalidAttrValue(AttrMaximumMessageSize)
+	}
+	if err := check(AttrMessageRetentionPeriod, a.MessageRetentionPeriod); err != nil {
+		return err
+	}
+	if err := check(AttrReceiveMessageWaitTimeSeconds, a.ReceiveMessageWaitTimeSeconds); err != nil {
+		return err
+	}
+	if err := check(AttrVisibilityTimeout, a.VisibilityTimeout); err != nil {
+		return err
+	}
+	if k, ok := a.KmsMasterKeyId.Get(); ok && k != "" && a.SqsManagedSseEnabled.Or(false) {
+		return newError(CodeInvalidAttributeName, "You can use one type of server-side encryption (SSE) at one time. You can either enable KMS SSE or SQS SSE.")
+	}
+	if p, ok := a.Policy.Get(); ok && len(p) > 8192 {
+		return errInvalidAttrValue(AttrPolicy)
+	}
+	return nil
+}
+
+// queueSettings are a queue's current attribute values.
+type queueSettings struct {
+	delay, retention, wait, visibility, kmsReuse time.Duration
+	maxSize                                      int
+	policy, kmsKey                               string
+	sseEnabled                                   bool
+}
+
+func defaultSettings() queueSettings {
+	return queueSettings{
+		retention:  345600 * time.Second,
+		visibility: 30 * time.Second,
+		kmsReuse:   300 * time.Second,
+		maxSize:    1048576,
+		sseEnabled: true,
+	}
+}
+
+// apply sets every field that a holds. It assumes a was validated.
+func (s *queueSettings) apply(a QueueAttributes) {
+	if v, ok := a.DelaySeconds.Get(); ok {
+		s.delay = v
+	}
+	if v, ok := a.MaximumMessageSize.Get(); ok {
+		s.maxSize = v
+	}
+	if v, ok := a.MessageRetentionPeriod.Get(); ok {
+		s.retention = v
+	}
+	if v, ok := a.ReceiveMessageWaitTimeSeconds.Get(); ok {
+		s.wait = v
+	}
+	if v, ok := a.VisibilityTimeout.Get(); ok {
+		s.visibility = v
+	}
+	if v, ok := a.Policy.Get(); ok {
+		s.policy = v
+	}
+	if v, ok := a.KmsDataKeyReusePeriodSeconds.Get(); ok {
+		s.kmsReuse = v
+	}
+	if v, ok := a.KmsMasterKeyId.Get(); ok {
+		s.kmsKey = v
+		if v != "" {
+			s.sseEnabled = false
+		}
+	}
+	if v, ok := a.SqsManagedSseEnabled.Get(); ok {
+		s.sseEnabled = v
+	}
+}
+
+// strings returns the settable attributes in wire form, omitting the ones
+// AWS omits while unset.
+func (s *queueSettings) strings(fifo bool) map[string]string {
+	m := map[string]string{
+		AttrDelaySeconds:                  secs(s.delay),
+		AttrMaximumMessageSize:            strconv.Itoa(s.maxSize),
+		AttrMessageRetentionPeriod:        secs(s.retention),
+		AttrReceiveMessageWaitTimeSeconds: secs(s.wait),
+		AttrVisibilityTimeout:             secs(s.visibility),
+		AttrSqsManagedSseEnabled:          strconv.FormatBool(s.sseEnabled),
+	}
+	if s.policy != "" {
+		m[AttrPolicy] = s.policy
+	}
+	if s.kmsKey != "" {
+		m[AttrKmsMasterKeyID] = s.kmsKey
+		m[AttrKmsDataKeyReusePeriodSeconds] = secs(s.kmsReuse)
+	}
+	if fifo {
+		m[AttrFifoQueue] = "true"
+	}
+	return m
+}
+
+// differs returns the first attribute (by name) that a sets to a value other
+// than the current one, for CreateQueue's idempotency rule.
+func (s *queueSettings) differs(a QueueAttributes, fifo bool) string {
+	cur := s.strings(fifo)
+	want := attributeStrings(a)
+	for _, name := range sortedKeys(want) {
+		if cur[name] != want[name] {
+			return name
+		}
+	}
+	return ""
+}
+
+// attributeStrings is a's set fields in wire form.
+func attributeStrings(a QueueAttributes) map[string]string {
+	m := map[string]string{}
+	put := func(name string, o Optional[time.Duration]) {
+		if v, ok := o.Get(); ok {
+			m[name] = secs(v)
+		}
+	}
+	put(AttrDelaySeconds, a.DelaySeconds)
+	put(AttrMessageRetentionPeriod, a.MessageRetentionPeriod)
+	put(AttrReceiveMessageWaitTimeSeconds, a.ReceiveMessageWaitTimeSeconds)
+	put(AttrVisibilityTimeout, a.VisibilityTimeout)
+	put(AttrKmsDataKeyReusePeriodSeconds, a.KmsDataKeyReusePeriodSeconds)
+	if v, ok := a.MaximumMessageSize.Get(); ok {
+		m[AttrMaximumMessageSize] = strconv.Itoa(v)
+	}
+	if v, ok := a.Policy.Get(); ok {
+		m[AttrPolicy] = v
+	}
+	if v, ok := a.KmsMasterKeyId.Get(); ok {
+		m[AttrKmsMasterKeyID] = v
+	}
+	if v, ok := a.SqsManagedSseEnabled.Get(); ok {
+		m[AttrSqsManagedSseEnabled] = strconv.FormatBool(v)
+	}
+	if v, ok := a.FifoQueue.Get(); ok {
+		m[AttrFifoQueue] = strconv.FormatBool(v)
+	}
+	return m
+}
+
+func secs(d time.Duration) string { return strconv.FormatInt(int64(d/time.Second), 10) }
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// GetAttributes returns the named attributes in wire form
+// (GetQueueAttributes): "All" for every one, or names. Settable attributes
+// that are unset (Policy, KMS) are omitted; an unknown name fails with
+// InvalidAttributeName. No names give an empty map.
+func (q *Queue) GetAttributes(ctx context.Context, names ...string) (map[string]string, error) {
+	all := false
+	for _, n := range names {
+		switch {
+		case n == AttrAll:
+			all = true
+		case knownAttribute(n, q.fifo):
+		default:
+			return nil, errUnknownAttr(n)
+		}
+	}
+	if _, err := q.lock(); err != nil {
+		return nil, err
+	}
+	defer q.mu.Unlock()
+	every := q.settings.strings(q.fifo)
+	every[AttrApproximateNumberOfMessages] = strconv.Itoa(q.nAvail)
+	every[AttrApproximateNumberOfMessagesNotVisible] = strconv.Itoa(q.nInflight)
+	every[AttrApproximateNumberOfMessagesDelayed] = strconv.Itoa(q.nDelayed)
+	every[AttrCreatedTimestamp] = strconv.FormatInt(q.created.Unix(), 10)
+	every[AttrLastModifiedTimestamp] = strconv.FormatInt(q.modified.Unix(), 10)
+	every[AttrQueueArn] = q.arn
+	if all {
+		return every, nil
+	}
+	out := make(map[string]string, len(names))
+	for _, n := range names {
+		if v, ok := every[n]; ok {
+			out[n] = v
+		}
+	}
+	return out, nil
+}
+
+// knownAttribute reports whether name is a queue attribute of this queue type.
+func knownAttribute(name string, fifo bool) bool {
+	switch name {
+	case AttrDelaySeconds, AttrMaximumMessageSize, AttrMessageRetentionPeriod,
+		AttrReceiveMessageWaitTimeSeconds, AttrVisibilityTimeout, AttrPolicy,
+		AttrKmsMasterKeyID, AttrKmsDataKeyReusePeriodSeconds, AttrSqsManagedSseEnabled:
+		return true
+	case AttrFifoQueue:
+		return fifo
+	}
+	return readOnlyAttrs[name]
+}
+
+// SetAttributes changes queue attributes (SetQueueAttributes). All are
+// validated before any is applied; LastModifiedTimestamp becomes now. A
+// shorter MessageRetentionPeriod expires older messages at once.
+func (q *Queue) SetAttributes(ctx context.Context, attrs QueueAttributes) error {
+	if err := attrs.validate(); err != nil {
+		return err
+	}
+	if v, ok := attrs.FifoQueue.Get(); ok {
+		if !q.fifo {
+			return errUnknownAttr(AttrFifoQueue)
+		}
+		if !v {
+			return newError(CodeInvalidAttributeValue, "Invalid value for the parameter FifoQueue. Reason: Modifying queue type is not supported.")
+		}
+	}
+	now, err := q.lock()
+	if err != nil {
+		return err
+	}
+	defer q.mu.Unlock()
+	q.settings.apply(attrs)
+	q.modified = time.Unix(0, now)
+	q.advance(now) // retention may have shortened
+	return nil
+}

@@ -1,0 +1,292 @@
+package sqsq
+
+import (
+	"context"
+	"encoding/base64"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/benbjohnson/clock"
+)
+
+// Broker is one emulated SQS endpoint: the queues of one account in one
+// region. All methods are safe for concurrent use. The zero Broker is not
+// usable; create one with [NewBroker].
+//
+// A Broker starts no goroutines of its own: time-driven state (delays,
+// visibility timeouts, retention) is brought up to date from the clock at the
+// start of every operation, and only parked long polls wait on clock timers.
+type Broker struct {
+	cfg   config
+	clock clock.Clock
+	ids   func() string
+
+	done      chan struct{} // closed by Close
+	closeOnce sync.Once
+
+	mu        sync.Mutex // guards the fields below
+	queues    map[string]*Queue
+	deletedAt map[string]time.Time
+	nextID    uint64
+}
+
+// NewBroker returns an empty broker configured by opts.
+func NewBroker(opts ...Option) *Broker {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o.apply(&cfg)
+	}
+	if cfg.baseURL == "" {
+		cfg.baseURL = "https://sqs." + cfg.region + ".sqsq.invalid"
+	}
+	if cfg.senderID == "" {
+		cfg.senderID = cfg.accountID
+	}
+	ids := cfg.idFunc
+	if ids == nil {
+		ids = randomIDs()
+	}
+	return &Broker{
+		cfg:       cfg,
+		clock:     cfg.clock,
+		ids:       ids,
+		done:      make(chan struct{}),
+		queues:    map[string]*Queue{},
+		deletedAt: map[string]time.Time{},
+	}
+}
+
+// Clock returns the clock the broker reads time from.
+func (b *Broker) Clock() clock.Clock { return b.clock }
+
+// Region returns the broker's region.
+func (b *Broker) Region() string { return b.cfg.region }
+
+// AccountID returns the broker's account id.
+func (b *Broker) AccountID() string { return b.cfg.accountID }
+
+// Close wakes every parked long poll (they return [ErrClosed]) and makes every
+// later call fail with ErrClosed. It is idempotent and always returns nil.
+func (b *Broker) Close() error {
+	b.closeOnce.Do(func() { close(b.done) })
+	return nil
+}
+
+func (b *Broker) closed() bool {
+	select {
+	case <-b.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// CreateQueueInput is the input of [Broker.CreateQueue].
+type CreateQueueInput struct {
+	// QueueName is 1–80 characters of [A-Za-z0-9_-]; FIFO names end in ".fifo".
+	QueueName  string
+	Attributes QueueAttributes
+	Tags       map[string]string
+}
+
+// CreateQueue creates a queue, or returns the existing queue of that name
+// when every attribute the input sets equals the queue's current value (SQS's
+// idempotency rule). It fails with QueueNameExists when a set attribute
+// differs, QueueDeletedRecently within the recreate delay after a DeleteQueue
+// of the same name, InvalidParameterValue for a bad name, and
+// InvalidAttributeName or InvalidAttributeValue for bad attributes.
+func (b *Broker) CreateQueue(ctx context.Context, in CreateQueueInput) (*Queue, error) {
+	if b.closed() {
+		return nil, ErrClosed
+	}
+	fifo := in.Attributes.FifoQueue.Or(false)
+	if err := validateQueueName(in.QueueName, fifo); err != nil {
+		return nil, err
+	}
+	if err := in.Attributes.validate(); err != nil {
+		return nil, err
+	}
+	if _, set := in.Attributes.FifoQueue.Get(); set && !fifo {
+		return nil, errUnknownAttr(AttrFifoQueue)
+	}
+	if err := validateTags(in.Tags); err != nil {
+		return nil, err
+	}
+	now := b.clock.Now()
+
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if q, ok := b.queues[in.QueueName]; ok {
+		q.mu.Lock()
+		name := q.settings.differs(in.Attributes, q.fifo)
+		q.mu.Unlock()
+		if name != "" {
+			return nil, newError(CodeQueueNameExists, "A queue already exists with the same name and a different value for attribute %s", name)
+		}
+		return q, nil
+	}
+	if at, ok := b.deletedAt[in.QueueName]; ok {
+		if now.Sub(at) < b.cfg.recreateDelay {
+			return nil, newError(CodeQueueDeletedRecently, "You must wait 60 seconds after deleting a queue before you can create another with the same name.")
+		}
+		delete(b.deletedAt, in.QueueName)
+	}
+	b.nextID++
+	q := newQueue(b, b.nextID, in.QueueName, fifo, now)
+	q.settings.apply(in.Attributes)
+	for k, v := range in.Tags {
+		q.tags[k] = v
+	}
+	b.queues[in.QueueName] = q
+	return q, nil
+}
+
+// GetQueue finds a queue by name, URL or ARN (semantics §1.3: a URL's scheme
+// and host are ignored, its last two path segments are account and name).
+// It fails with QueueDoesNotExist.
+func (b *Broker) GetQueue(ctx context.Context, ref string) (*Queue, error) {
+	if b.closed() {
+		return nil, ErrClosed
+	}
+	name, ok := b.resolve(ref)
+	if !ok {
+		return nil, errQueueDoesNotExist()
+	}
+	b.mu.Lock()
+	q := b.queues[name]
+	b.mu.Unlock()
+	if q == nil {
+		return nil, errQueueDoesNotExist()
+	}
+	return q, nil
+}
+
+// resolve turns a name, URL or ARN into a queue name of this broker.
+func (b *Broker) resolve(ref string) (string, bool) {
+	switch {
+	case strings.HasPrefix(ref, "arn:"):
+		parts := strings.Split(ref, ":")
+		if len(parts) != 6 || parts[1] != b.cfg.partition || parts[2] != "sqs" ||
+			parts[3] != b.cfg.region || parts[4] != b.cfg.accountID {
+			return "", false
+		}
+		return parts[5], true
+	case strings.Contains(ref, "/"):
+		path := ref
+		if u, err := url.Parse(ref); err == nil && u.Path != "" {
+			path = u.Path
+		}
+		segs := strings.Split(strings.Trim(path, "/"), "/")
+		if len(segs) < 2 || segs[len(segs)-2] != b.cfg.accountID {
+			return "", false
+		}
+		return segs[len(segs)-1], true
+	default:
+		return ref, ref != ""
+	}
+}
+
+// DeleteQueue deletes a queue and its messages. Every later call on it fails
+// with QueueDoesNotExist, parked receives on it return that error, and the
+// name cannot be reused for the recreate delay (60 s of clock time).
+func (b *Broker) DeleteQueue(ctx context.Context, ref string) error {
+	q, err := b.GetQueue(ctx, ref)
+	if err != nil {
+		return err
+	}
+	now := b.clock.Now()
+	b.mu.Lock()
+	if b.queues[q.name] == q {
+		delete(b.queues, q.name)
+		b.deletedAt[q.name] = now
+	}
+	b.mu.Unlock()
+	q.markDeleted()
+	return nil
+}
+
+// ListQueuesInput is the input of [Broker.ListQueues].
+type ListQueuesInput struct {
+	// QueueNamePrefix keeps the queues whose name starts with it (case-sensitive).
+	QueueNamePrefix string
+	// MaxResults, 1–1,000, pages the result; unset returns up to 1,000 queues
+	// and never a NextToken.
+	MaxResults Optional[int]
+	// NextToken continues a paged listing.
+	NextToken string
+}
+
+// ListQueuesOutput is the result of [Broker.ListQueues].
+type ListQueuesOutput struct {
+	// QueueURLs in lexicographic order of queue name.
+	QueueURLs []string
+	NextToken string
+}
+
+// ListQueues lists queue URLs by name prefix, in name order. A malformed
+// NextToken or MaxResults outside 1–1,000 fails with InvalidParameterValue.
+func (b *Broker) ListQueues(ctx context.Context, in ListQueuesInput) (ListQueuesOutput, error) {
+	if b.closed() {
+		return ListQueuesOutput{}, ErrClosed
+	}
+	b.mu.Lock()
+	names := make([]string, 0, len(b.queues))
+	for name := range b.queues {
+		if strings.HasPrefix(name, in.QueueNamePrefix) {
+			names = append(names, name)
+		}
+	}
+	b.mu.Unlock()
+	sort.Strings(names)
+	page, next, err := paginate(names, in.MaxResults, in.NextToken)
+	if err != nil {
+		return ListQueuesOutput{}, err
+	}
+	out := ListQueuesOutput{NextToken: next}
+	for _, name := range page {
+		out.QueueURLs = append(out.QueueURLs, b.queueURL(name))
+	}
+	return out, nil
+}
+
+// paginate returns the page of sorted names after token. Tokens are the
+// base64 of the last name returned.
+func paginate(names []string, maxResults Optional[int], token string) ([]string, string, error) {
+	limit, paged := maxResults.Get()
+	if paged && (limit < 1 || limit > 1000) {
+		return nil, "", invalidValue("MaxResults", limit, "MaxResults must be an integer between 1 and 1000.")
+	}
+	if !paged {
+		limit = 1000
+	}
+	if token != "" {
+		last, err := base64.RawURLEncoding.DecodeString(token)
+		if err != nil || len(last) == 0 {
+			return nil, "", invalidValue("NextToken", token, "Invalid NextToken value.")
+		}
+		i := sort.SearchStrings(names, string(last))
+		if i < len(names) && names[i] == string(last) {
+			i++
+		}
+		names = names[i:]
+	}
+	if len(names) <= limit {
+		return names, "", nil
+	}
+	page := names[:limit]
+	if !paged {
+		return page, "", nil
+	}
+	return page, base64.RawURLEncoding.EncodeToString([]byte(page[len(page)-1])), nil
+}
+
+func (b *Broker) queueURL(name string) string {
+	return b.cfg.baseURL + "/" + b.cfg.accountID + "/" + name
+}
+
+func (b *Broker) queueARN(name string) string {
+	return "arn:" + b.cfg.partition + ":sqs:" + b.cfg.region + ":" + b.cfg.accountID + ":" + name
+}

@@ -1,0 +1,323 @@
+package sqsq
+
+import (
+	"context"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/sqsq/sqsq/internal/pq"
+)
+
+// Queue is one SQS queue of a [Broker]. Get one from [Broker.CreateQueue] or
+// [Broker.GetQueue]. All methods are safe for concurrent use. After the queue
+// is deleted every method fails with QueueDoesNotExist, even if a queue of
+// the same name is created again (get the new one from the Broker).
+type Queue struct {
+	b    *Broker
+	id   uint64
+	name string
+	url  string
+	arn  string
+	fifo bool
+
+	mu       sync.Mutex // guards everything below
+	deleted  bool
+	settings queueSettings
+	tags     map[string]string
+	created  time.Time
+	modified time.Time
+	purged   time.Time // last PurgeQueue; zero if never
+
+	seq   uint64     // last message sequence number issued
+	slots []*message // messages by slot; receipt handles name the slot
+	free  []uint32   // free slots
+
+	// Every stored message is in byEnqueue (retention order) and in exactly
+	// one of avail (ordered by available-since) or pending (delayed or in
+	// flight, ordered by the time it becomes visible). Entries are removed
+	// lazily: an entry is live only while its Gen equals the message's gen.
+	byEnqueue pq.Queue[*message]
+	avail     pq.Queue[*message]
+	pending   pq.Queue[*message]
+
+	nAvail, nInflight, nDelayed int
+
+	waiters   map[*waiter]struct{}
+	parked    int
+	parkedSig chan struct{} // closed and replaced whenever parked changes
+
+	counters Counters
+}
+
+// notReceived marks a message never received (a mock clock starts at 0).
+const notReceived = math.MinInt64
+
+type msgState uint8
+
+const (
+	stateGone msgState = iota // deleted, expired, purged
+	stateAvailable
+	stateInflight
+	stateDelayed
+)
+
+// message is a stored message. Fields above the line never change after the
+// send, so a returned [Message] may read them without the lock.
+type message struct {
+	id     string
+	body   string
+	ext    *messageExt // nil when the message has no attributes
+	sentAt int64       // unix ms
+	md5    atomicString
+
+	// guarded by Queue.mu
+	seq            uint64
+	slot           uint32
+	state          msgState
+	gen            uint32 // bumped whenever avail/pending entries are pushed
+	serial         uint32 // receives from this queue; names the latest handle
+	receiveCount   int32  // ApproximateReceiveCount, across queues
+	enqueuedAt     int64  // unix ns, retention counts from here
+	visibleAt      int64  // unix ns, end of the delay or visibility timeout
+	availableSince int64  // unix ns
+	firstReceiveAt int64  // unix ms, notReceived until the first receive
+	receivedAt     int64  // unix ns of the current receive (12-hour budget)
+}
+
+// messageExt holds what most messages lack, to keep message small.
+type messageExt struct {
+	attrs    map[string]MessageAttribute
+	sysAttrs map[string]MessageAttribute
+	groupID  string
+	dedupID  string
+	size     int
+}
+
+func newQueue(b *Broker, id uint64, name string, fifo bool, now time.Time) *Queue {
+	return &Queue{
+		b:         b,
+		id:        id,
+		name:      name,
+		url:       b.queueURL(name),
+		arn:       b.queueARN(name),
+		fifo:      fifo,
+		settings:  defaultSettings(),
+		tags:      map[string]string{},
+		created:   now,
+		modified:  now,
+		waiters:   map[*waiter]struct{}{},
+		parkedSig: make(chan struct{}),
+	}
+}
+
+// Name returns the queue's name.
+func (q *Queue) Name() string { return q.name }
+
+// URL returns the queue's URL.
+func (q *Queue) URL() string { return q.url }
+
+// ARN returns the queue's ARN.
+func (q *Queue) ARN() string { return q.arn }
+
+// FIFO reports whether q is a FIFO queue.
+func (q *Queue) FIFO() bool { return q.fifo }
+
+// lock takes q.mu and brings the queue up to the clock's now. It fails, with
+// the lock released, when the broker is closed or the queue deleted.
+func (q *Queue) lock() (int64, error) {
+	if q.b.closed() {
+		return 0, ErrClosed
+	}
+	now := q.b.clock.Now().UnixNano()
+	q.mu.Lock()
+	if q.deleted {
+		q.mu.Unlock()
+		return 0, errQueueDoesNotExist()
+	}
+	q.advance(now)
+	return now, nil
+}
+
+// advance expires messages past retention and makes visible the delayed and
+// in-flight messages whose time has come. Caller holds q.mu.
+func (q *Queue) advance(now int64) {
+	cutoff := now - int64(q.settings.retention)
+	for {
+		e, ok := q.byEnqueue.Peek()
+		if !ok {
+			break
+		}
+		m := e.Val
+		if m.state == stateGone {
+			q.byEnqueue.Pop()
+			continue
+		}
+		if m.enqueuedAt > cutoff {
+			break
+		}
+		q.byEnqueue.Pop()
+		q.remove(m)
+		q.counters.Expired++
+	}
+	for {
+		e, ok := q.pending.Peek()
+		if !ok || e.Key > now {
+			break
+		}
+		q.pending.Pop()
+		m := e.Val
+		if e.Gen != m.gen || (m.state != stateDelayed && m.state != stateInflight) {
+			continue
+		}
+		if m.state == stateInflight {
+			q.nInflight--
+			q.counters.VisibilityExpirations++
+		} else {
+			q.nDelayed--
+		}
+		q.makeAvailable(m, m.visibleAt)
+	}
+}
+
+// makeAvailable puts m among the available messages as of since.
+func (q *Queue) makeAvailable(m *message, since int64) {
+	m.state = stateAvailable
+	m.availableSince = since
+	m.gen++
+	q.avail.Push(pq.Entry[*message]{Key: since, Seq: m.seq, Gen: m.gen, Val: m})
+	q.nAvail++
+}
+
+// makePending hides m until at (a delay or a visibility timeout).
+func (q *Queue) makePending(m *message, st msgState, at int64) {
+	m.state = st
+	m.visibleAt = at
+	m.gen++
+	q.pending.Push(pq.Entry[*message]{Key: at, Seq: m.seq, Gen: m.gen, Val: m})
+	if st == stateInflight {
+		q.nInflight++
+	} else {
+		q.nDelayed++
+	}
+}
+
+// leaveState takes m out of the count of its current state; its queue
+// entries go stale by themselves.
+func (q *Queue) leaveState(m *message) {
+	switch m.state {
+	case stateAvailable:
+		q.nAvail--
+	case stateInflight:
+		q.nInflight--
+	case stateDelayed:
+		q.nDelayed--
+	}
+	m.gen++
+}
+
+// remove deletes m from the queue for good.
+func (q *Queue) remove(m *message) {
+	q.leaveState(m)
+	m.state = stateGone
+	q.slots[m.slot] = nil
+	q.free = append(q.free, m.slot)
+	q.compact()
+}
+
+// compact drops stale entries once they outnumber live ones, keeping memory
+// proportional to the messages stored. Amortized O(1) per removal.
+func (q *Queue) compact() {
+	stored := q.nAvail + q.nInflight + q.nDelayed
+	if q.byEnqueue.Len() > 2*stored+1024 {
+		q.byEnqueue.Compact(func(e pq.Entry[*message]) bool { return e.Val.state != stateGone })
+	}
+	if q.avail.Len() > 2*q.nAvail+1024 {
+		q.avail.Compact(liveEntry)
+	}
+	if q.pending.Len() > 2*(q.nInflight+q.nDelayed)+1024 {
+		q.pending.Compact(liveEntry)
+	}
+}
+
+func liveEntry(e pq.Entry[*message]) bool { return e.Gen == e.Val.gen && e.Val.state != stateGone }
+
+// store adds a new message, delayed until now+delay. Caller holds q.mu.
+func (q *Queue) store(m *message, now int64, delay time.Duration) {
+	q.seq++
+	m.seq = q.seq
+	m.firstReceiveAt = notReceived
+	m.enqueuedAt = now
+	if n := len(q.free); n > 0 {
+		m.slot = q.free[n-1]
+		q.free = q.free[:n-1]
+		q.slots[m.slot] = m
+	} else {
+		m.slot = uint32(len(q.slots))
+		q.slots = append(q.slots, m)
+	}
+	q.byEnqueue.Push(pq.Entry[*message]{Key: now, Seq: m.seq, Val: m})
+	if delay > 0 {
+		q.makePending(m, stateDelayed, now+int64(delay))
+	} else {
+		q.makeAvailable(m, now)
+	}
+}
+
+// markDeleted ends the queue: its messages are dropped and parked receivers
+// woken.
+func (q *Queue) markDeleted() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.deleted = true
+	q.dropAll()
+	q.wakeAll()
+}
+
+// dropAll removes every message. Caller holds q.mu.
+func (q *Queue) dropAll() int {
+	n := q.nAvail + q.nInflight + q.nDelayed
+	for _, m := range q.slots {
+		if m != nil {
+			m.state = stateGone
+			m.gen++
+		}
+	}
+	q.slots, q.free = nil, nil
+	q.byEnqueue.Reset()
+	q.avail.Reset()
+	q.pending.Reset()
+	q.nAvail, q.nInflight, q.nDelayed = 0, 0, 0
+	return n
+}
+
+// Purge deletes every message in the queue: available, in flight and
+// delayed. Sends after the call are kept. A second purge within 60 s of clock
+// time fails with PurgeQueueInProgress and deletes nothing.
+func (q *Queue) Purge(ctx context.Context) error {
+	now, err := q.lock()
+	if err != nil {
+		return err
+	}
+	defer q.mu.Unlock()
+	t := time.Unix(0, now)
+	if !q.purged.IsZero() && t.Sub(q.purged) < q.b.cfg.purgeInterval {
+		return newError(CodePurgeQueueInProgress, "Only one PurgeQueue operation on %s is allowed every 60 seconds.", q.name)
+	}
+	q.purged = t
+	q.counters.Purged += int64(q.dropAll())
+	return nil
+}
+
+// Delete of the queue itself goes through the broker so its name table stays right.
+
+// DeleteQueue deletes q; see [Broker.DeleteQueue].
+func (q *Queue) DeleteQueue(ctx context.Context) error {
+	q.mu.Lock()
+	deleted := q.deleted
+	q.mu.Unlock()
+	if deleted {
+		return errQueueDoesNotExist()
+	}
+	return q.b.DeleteQueue(ctx, q.arn)
+}

@@ -1,0 +1,293 @@
+package sqsq
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/sqsq/sqsq/internal/digest"
+	"github.com/sqsq/sqsq/internal/receipt"
+)
+
+// ReceiveInput selects and shapes the messages of one receive. Field names
+// follow ReceiveMessage.
+type ReceiveInput struct {
+	// MaxNumberOfMessages, 1–10; 0 means the default, 1.
+	MaxNumberOfMessages int
+	// VisibilityTimeout for the returned messages, 0–12 h; unset uses the
+	// queue's. 0 leaves them visible at once.
+	VisibilityTimeout Optional[time.Duration]
+	// WaitTimeSeconds, 0–20 s: how long to wait for a message when none is
+	// available. Unset uses the queue's ReceiveMessageWaitTimeSeconds; 0 is a
+	// short poll.
+	WaitTimeSeconds Optional[time.Duration]
+	// MessageSystemAttributeNames selects system attributes (SentTimestamp,
+	// ApproximateReceiveCount, …) or "All".
+	MessageSystemAttributeNames []string
+	// MessageAttributeNames selects message attributes: names, "prefix.*",
+	// or "All" (also ".*" and "*").
+	MessageAttributeNames []string
+	// ReceiveRequestAttemptId is accepted for FIFO queues.
+	ReceiveRequestAttemptId string
+}
+
+// Message is a received message.
+type Message struct {
+	MessageId     string
+	ReceiptHandle string
+	Body          string
+	// Attributes are the requested system attributes, nil if none.
+	Attributes map[string]string
+	// MessageAttributes are the requested message attributes, nil if none.
+	MessageAttributes map[string]MessageAttribute
+
+	m *message
+}
+
+// MD5OfBody returns the hex MD5 of the body, computed once per message.
+func (m Message) MD5OfBody() string {
+	if m.m != nil {
+		return m.m.bodyMD5()
+	}
+	return digest.Body(m.Body)
+}
+
+// MD5OfMessageAttributes returns the MD5 of the returned message attributes
+// (only those), or "" when none are returned.
+func (m Message) MD5OfMessageAttributes() string { return attributesMD5(m.MessageAttributes) }
+
+type atomicString struct{ p atomic.Pointer[string] }
+
+func (m *message) bodyMD5() string {
+	if p := m.md5.p.Load(); p != nil {
+		return *p
+	}
+	s := digest.Body(m.body)
+	m.md5.p.Store(&s)
+	return s
+}
+
+// Receive returns up to MaxNumberOfMessages available messages and hides
+// them for the visibility timeout, each with a new receipt handle. With a
+// wait time it parks until a message is available — sent, or made visible
+// because the clock passed a delay or visibility deadline — or until the wait
+// ends on the clock, and then returns what it has (possibly nothing). It
+// returns ctx.Err() at once when ctx ends, changing nothing. On a standard
+// queue at its in-flight limit a short poll fails with OverLimit and a long
+// poll returns nothing. Bad parameters fail with InvalidParameterValue.
+func (q *Queue) Receive(ctx context.Context, in ReceiveInput) ([]Message, error) {
+	max := in.MaxNumberOfMessages
+	if max == 0 {
+		max = 1
+	}
+	if max < 1 || max > 10 {
+		return nil, invalidValue("MaxNumberOfMessages", max, "Must be between 1 and 10, if provided.")
+	}
+	if d, ok := in.WaitTimeSeconds.Get(); ok && (d < 0 || d > 20*time.Second || d%time.Second != 0) {
+		return nil, invalidValue("WaitTimeSeconds", int64(d/time.Second), "Must be >= 0 and <= 20, if provided.")
+	}
+	if d, ok := in.VisibilityTimeout.Get(); ok && (d < 0 || d > maxVisibility || d%time.Second != 0) {
+		return nil, invalidValue("VisibilityTimeout", int64(d/time.Second), "Must be >= 0 and <= 43200, if provided.")
+	}
+	if id := in.ReceiveRequestAttemptId; id != "" {
+		if err := validateGroupOrDedupID("ReceiveRequestAttemptId", id); err != nil {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	now, err := q.lock()
+	if err != nil {
+		return nil, err
+	}
+	q.counters.ReceiveCalls++
+	wait := in.WaitTimeSeconds.Or(q.settings.wait)
+	if q.limitReached() && wait == 0 {
+		q.counters.EmptyReceives++
+		q.mu.Unlock()
+		return nil, newError(CodeOverLimit, "Too many messages in flight: the queue has reached its limit of %d.", q.b.cfg.maxInFlight)
+	}
+	msgs := q.take(&in, max, now)
+	if len(msgs) > 0 || wait == 0 {
+		q.finishReceive(msgs)
+		q.mu.Unlock()
+		return msgs, nil
+	}
+	q.counters.LongPolls++
+	return q.longPoll(ctx, &in, max, now+int64(wait))
+}
+
+const maxVisibility = 12 * time.Hour
+
+func (q *Queue) limitReached() bool { return !q.fifo && q.nInflight >= q.b.cfg.maxInFlight }
+
+func (q *Queue) finishReceive(msgs []Message) {
+	if len(msgs) == 0 {
+		q.counters.EmptyReceives++
+	}
+}
+
+// take selects up to max available messages and puts them in flight. Caller
+// holds q.mu.
+func (q *Queue) take(in *ReceiveInput, max int, now int64) []Message {
+	if !q.fifo {
+		max = min(max, q.b.cfg.maxInFlight-q.nInflight)
+	}
+	if max <= 0 || q.nAvail == 0 {
+		return nil
+	}
+	vis := in.VisibilityTimeout.Or(q.settings.visibility)
+	var out []Message
+	var again []*message // received with visibility 0: visible again after this call
+	for len(out) < max {
+		e, ok := q.avail.Peek()
+		if !ok {
+			break
+		}
+		q.avail.Pop()
+		m := e.Val
+		if e.Gen != m.gen || m.state != stateAvailable {
+			continue
+		}
+		if out == nil {
+			out = make([]Message, 0, min(max, q.nAvail))
+		}
+		q.nAvail--
+		m.serial++
+		m.receiveCount++
+		if m.firstReceiveAt == notReceived {
+			m.firstReceiveAt = now / int64(time.Millisecond)
+		}
+		if m.serial > 1 {
+			q.counters.Redelivered++
+		}
+		m.receivedAt = now
+		if vis > 0 {
+			q.makePending(m, stateInflight, now+int64(vis))
+		} else {
+			m.gen++
+			again = append(again, m)
+		}
+		q.counters.Received++
+		out = append(out, q.view(m, in))
+	}
+	for _, m := range again {
+		q.makeAvailable(m, now)
+	}
+	return out
+}
+
+// view builds the Message a receive returns. Caller holds q.mu.
+func (q *Queue) view(m *message, in *ReceiveInput) Message {
+	msg := Message{
+		MessageId: m.id,
+		Body:      m.body,
+		ReceiptHandle: receipt.Encode(receipt.Handle{
+			Queue: q.id, Seq: m.seq, Slot: m.slot, Serial: m.serial,
+		}),
+		m: m,
+	}
+	if len(in.MessageSystemAttributeNames) > 0 {
+		msg.Attributes = q.systemAttributes(m, in.MessageSystemAttributeNames)
+	}
+	if len(in.MessageAttributeNames) > 0 && m.ext != nil && len(m.ext.attrs) > 0 {
+		msg.MessageAttributes = selectAttributes(m.ext.attrs, in.MessageAttributeNames)
+	}
+	return msg
+}
+
+// System attribute names (MessageSystemAttributeName).
+const (
+	SysAll                              = "All"
+	SysSenderId                         = "SenderId"
+	SysSentTimestamp                    = "SentTimestamp"
+	SysApproximateReceiveCount          = "ApproximateReceiveCount"
+	SysApproximateFirstReceiveTimestamp = "ApproximateFirstReceiveTimestamp"
+	SysSequenceNumber                   = "SequenceNumber"
+	SysMessageDeduplicationId           = "MessageDeduplicationId"
+	SysMessageGroupId                   = "MessageGroupId"
+	SysAWSTraceHeader                   = "AWSTraceHeader"
+	SysDeadLetterQueueSourceArn         = "DeadLetterQueueSourceArn"
+)
+
+func (q *Queue) systemAttributes(m *message, names []string) map[string]string {
+	all := false
+	want := func(name string) bool {
+		if all {
+			return true
+		}
+		for _, n := range names {
+			if n == name {
+				return true
+			}
+		}
+		return false
+	}
+	for _, n := range names {
+		if n == SysAll {
+			all = true
+		}
+	}
+	out := map[string]string{}
+	if want(SysSenderId) {
+		out[SysSenderId] = q.b.cfg.senderID
+	}
+	if want(SysSentTimestamp) {
+		out[SysSentTimestamp] = msString(m.sentAt)
+	}
+	if want(SysApproximateReceiveCount) {
+		out[SysApproximateReceiveCount] = strconv.Itoa(int(m.receiveCount))
+	}
+	if want(SysApproximateFirstReceiveTimestamp) && m.firstReceiveAt != notReceived {
+		out[SysApproximateFirstReceiveTimestamp] = msString(m.firstReceiveAt)
+	}
+	if m.ext != nil {
+		if a, ok := m.ext.sysAttrs[SysAWSTraceHeader]; ok && want(SysAWSTraceHeader) {
+			out[SysAWSTraceHeader] = a.StringValue
+		}
+		if m.ext.groupID != "" && want(SysMessageGroupId) {
+			out[SysMessageGroupId] = m.ext.groupID
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// selectAttributes applies the MessageAttributeNames filter of §5.5.
+func selectAttributes(attrs map[string]MessageAttribute, names []string) map[string]MessageAttribute {
+	var out map[string]MessageAttribute
+	for name, a := range attrs {
+		if !attributeSelected(name, names) {
+			continue
+		}
+		if out == nil {
+			out = make(map[string]MessageAttribute, len(attrs))
+		}
+		if a.BinaryValue != nil { // the caller may modify what it gets
+			a.BinaryValue = append([]byte(nil), a.BinaryValue...)
+		}
+		out[name] = a
+	}
+	return out
+}
+
+func attributeSelected(name string, filters []string) bool {
+	for _, f := range filters {
+		switch {
+		case f == "All" || f == ".*" || f == "*":
+			return true
+		case strings.HasSuffix(f, ".*"):
+			if strings.HasPrefix(name, f[:len(f)-2]) {
+				return true
+			}
+		case f == name:
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,80 @@
+package sqsq
+
+import (
+	"context"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// validateTags applies the tag rules of semantics §3.16.
+func validateTags(tags map[string]string) *Error {
+	for _, k := range sortedKeys(tags) {
+		v := tags[k]
+		n := utf8.RuneCountInString(k)
+		if n < 1 || n > 128 || !validTagText(k) || strings.HasPrefix(strings.ToLower(k), "aws:") {
+			return invalidValue("TagKey", k, "Tag keys must be 1 to 128 Unicode letters, digits, white space or _ . : / = + - @, and must not start with aws:.")
+		}
+		if utf8.RuneCountInString(v) > 256 || !validTagText(v) {
+			return invalidValue("TagValue", v, "Tag values must be at most 256 Unicode letters, digits, white space or _ . : / = + - @.")
+		}
+	}
+	return nil
+}
+
+func validTagText(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsSpace(r) || strings.ContainsRune("_.:/=+-@", r) {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// Tag adds tags to the queue, replacing the values of keys it has (TagQueue).
+// Invalid keys or values fail with InvalidParameterValue and change nothing.
+func (q *Queue) Tag(ctx context.Context, tags map[string]string) error {
+	if err := validateTags(tags); err != nil {
+		return err
+	}
+	if _, err := q.lock(); err != nil {
+		return err
+	}
+	defer q.mu.Unlock()
+	for k, v := range tags {
+		q.tags[k] = v
+	}
+	return nil
+}
+
+// Untag removes tags by key; unknown keys are ignored (UntagQueue).
+func (q *Queue) Untag(ctx context.Context, keys ...string) error {
+	if _, err := q.lock(); err != nil {
+		return err
+	}
+	defer q.mu.Unlock()
+	for _, k := range keys {
+		delete(q.tags, k)
+	}
+	return nil
+}
+
+// Tags returns a copy of the queue's tags, nil when it has none (ListQueueTags).
+func (q *Queue) Tags(ctx context.Context) (map[string]string, error) {
+	if _, err := q.lock(); err != nil {
+		return nil, err
+	}
+	defer q.mu.Unlock()
+	if len(q.tags) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(q.tags))
+	for k, v := range q.tags {
+		out[k] = v
+	}
+	return out, nil
+}
