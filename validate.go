@@ -301,6 +301,9 @@ func isASCIIDigit(c byte) bool { return '0' <= c && c <= '9' }
 // AWSTraceHeader exists, with DataType exactly "String" and a non-empty
 // value of allowed characters. Every failure is InvalidParameterValue.
 func validateSystemAttributes(attrs map[string]MessageAttribute) *Error {
+	if len(attrs) == 0 {
+		return nil
+	}
 	for _, name := range slices.Sorted(maps.Keys(attrs)) {
 		a := attrs[name]
 		switch {

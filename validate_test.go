@@ -108,7 +108,7 @@ func BenchmarkValidateBody(b *testing.B) {
 	body := strings.Repeat("0123456789abcdef", 64) // 1 KiB of ASCII
 	b.ReportAllocs()
 	b.SetBytes(int64(len(body)))
-	for b.Loop() {
+	for i := 0; i < b.N; i++ {
 		if validateBody(body) != nil {
 			b.Fatal("valid body rejected")
 		}

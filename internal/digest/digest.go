@@ -46,7 +46,9 @@ const maxStackAttrs = 16
 
 // Attributes returns the lower-case hex MD5 of attrs laid out as SQS does
 // for MD5OfMessageAttributes and MD5OfMessageSystemAttributes: attributes
-// ordered by Name (byte-wise, stable for equal names), each written as
+// ordered by Name (byte-wise, stable for equal names; AWS's Java sorts by
+// UTF-16 code units, which differs only for names with characters above
+// U+FFFF), each written as
 // uint32 big-endian len(Name), Name, uint32 len(DataType), DataType, the
 // transport byte, uint32 len(value), value. attrs itself is not modified.
 // It returns "" when attrs is empty, since SQS omits the field then.
