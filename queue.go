@@ -144,6 +144,8 @@ func (q *Queue) lock() (int64, error) {
 func (q *Queue) advance(now int64) {
 	cutoff := now - int64(q.settings.retention)
 	for {
+		// Drop entries of deleted messages as they reach the head, so the
+		// ring stays as short as the queue in the usual oldest-first use.
 		e, ok := q.byEnqueue.Peek()
 		if !ok {
 			break
@@ -153,7 +155,7 @@ func (q *Queue) advance(now int64) {
 			q.byEnqueue.Pop()
 			continue
 		}
-		if m.enqueuedAt > cutoff {
+		if e.Key > cutoff {
 			break
 		}
 		q.byEnqueue.Pop()
