@@ -34,6 +34,15 @@ type QueueAttributes struct {
 	SqsManagedSseEnabled Optional[bool]
 	// FifoQueue makes a FIFO queue at creation. Standard queues reject it.
 	FifoQueue Optional[bool]
+	// ContentBasedDeduplication (FIFO only, default false): a send without a
+	// MessageDeduplicationId is deduplicated by the SHA-256 of its body.
+	ContentBasedDeduplication Optional[bool]
+	// DeduplicationScope (FIFO only): "queue" (default) or "messageGroup".
+	DeduplicationScope Optional[string]
+	// FifoThroughputLimit (FIFO only): "perQueue" (default) or
+	// "perMessageGroupId", which needs DeduplicationScope "messageGroup".
+	// Stored, not enforced.
+	FifoThroughputLimit Optional[string]
 }
 
 // Queue attribute names, as SQS spells them.
@@ -49,6 +58,9 @@ const (
 	AttrKmsDataKeyReusePeriodSeconds          = "KmsDataKeyReusePeriodSeconds"
 	AttrSqsManagedSseEnabled                  = "SqsManagedSseEnabled"
 	AttrFifoQueue                             = "FifoQueue"
+	AttrContentBasedDeduplication             = "ContentBasedDeduplication"
+	AttrDeduplicationScope                    = "DeduplicationScope"
+	AttrFifoThroughputLimit                   = "FifoThroughputLimit"
 	AttrApproximateNumberOfMessages           = "ApproximateNumberOfMessages"
 	AttrApproximateNumberOfMessagesNotVisible = "ApproximateNumberOfMessagesNotVisible"
 	AttrApproximateNumberOfMessagesDelayed    = "ApproximateNumberOfMessagesDelayed"
@@ -118,16 +130,23 @@ func ParseQueueAttributes(m map[string]string) (QueueAttributes, error) {
 			a.Policy = Some(v)
 		case AttrKmsMasterKeyID:
 			a.KmsMasterKeyId = Some(v)
-		case AttrSqsManagedSseEnabled, AttrFifoQueue:
+		case AttrSqsManagedSseEnabled, AttrFifoQueue, AttrContentBasedDeduplication:
 			b, ok := parseBool(v)
 			if !ok {
 				return QueueAttributes{}, errInvalidAttrValue(name)
 			}
-			if name == AttrFifoQueue {
+			switch name {
+			case AttrFifoQueue:
 				a.FifoQueue = Some(b)
-			} else {
+			case AttrContentBasedDeduplication:
+				a.ContentBasedDeduplication = Some(b)
+			default:
 				a.SqsManagedSseEnabled = Some(b)
 			}
+		case AttrDeduplicationScope:
+			a.DeduplicationScope = Some(v)
+		case AttrFifoThroughputLimit:
+			a.FifoThroughputLimit = Some(v)
 		default:
 			return QueueAttributes{}, errUnknownAttr(name)
 		}
@@ -195,6 +214,43 @@ func (a QueueAttributes) validate() *Error {
 	if p, ok := a.Policy.Get(); ok && len(p) > 8192 {
 		return errInvalidAttrValue(AttrPolicy)
 	}
+	if v, ok := a.DeduplicationScope.Get(); ok && v != dedupScopeQueue && v != dedupScopeGroup {
+		return errInvalidAttrValue(AttrDeduplicationScope)
+	}
+	if v, ok := a.FifoThroughputLimit.Get(); ok && v != throughputPerQueue && v != throughputPerGroup {
+		return errInvalidAttrValue(AttrFifoThroughputLimit)
+	}
+	return nil
+}
+
+// Values of DeduplicationScope and FifoThroughputLimit.
+const (
+	dedupScopeQueue    = "queue"
+	dedupScopeGroup    = "messageGroup"
+	throughputPerQueue = "perQueue"
+	throughputPerGroup = "perMessageGroupId"
+)
+
+// checkType rejects FIFO-only attributes on a standard queue, and checks the
+// FIFO combination rule against the values the queue will have. The messages
+// are the ones AWS answers with.
+func (a QueueAttributes) checkType(fifo bool, cur queueSettings) *Error {
+	if !fifo {
+		switch {
+		case a.ContentBasedDeduplication.IsSet():
+			return errUnknownAttr(AttrContentBasedDeduplication)
+		case a.DeduplicationScope.IsSet():
+			return newError(CodeInvalidAttributeName, "You can specify the DeduplicationScope only when FifoQueue is set to true.")
+		case a.FifoThroughputLimit.IsSet():
+			return newError(CodeInvalidAttributeName, "You can specify the FifoThroughputLimit only when FifoQueue is set to true.")
+		}
+		return nil
+	}
+	cur.apply(a)
+	if cur.throughput == throughputPerGroup && cur.dedupScope != dedupScopeGroup {
+		return newError(CodeInvalidAttributeValue,
+			"Invalid value for the parameter FifoThroughputLimit. Reason: perMessageGroupId is only allowed with DeduplicationScope messageGroup.")
+	}
 	return nil
 }
 
@@ -204,6 +260,8 @@ type queueSettings struct {
 	maxSize                                      int
 	policy, kmsKey                               string
 	sseEnabled                                   bool
+	contentDedup                                 bool   // FIFO
+	dedupScope, throughput                       string // FIFO
 }
 
 func defaultSettings() queueSettings {
@@ -213,6 +271,8 @@ func defaultSettings() queueSettings {
 		kmsReuse:   300 * time.Second,
 		maxSize:    1048576,
 		sseEnabled: true,
+		dedupScope: dedupScopeQueue,
+		throughput: throughputPerQueue,
 	}
 }
 
@@ -248,6 +308,15 @@ func (s *queueSettings) apply(a QueueAttributes) {
 	if v, ok := a.SqsManagedSseEnabled.Get(); ok {
 		s.sseEnabled = v
 	}
+	if v, ok := a.ContentBasedDeduplication.Get(); ok {
+		s.contentDedup = v
+	}
+	if v, ok := a.DeduplicationScope.Get(); ok {
+		s.dedupScope = v
+	}
+	if v, ok := a.FifoThroughputLimit.Get(); ok {
+		s.throughput = v
+	}
 }
 
 // strings returns the settable attributes in wire form, omitting the ones
@@ -270,6 +339,9 @@ func (s *queueSettings) strings(fifo bool) map[string]string {
 	}
 	if fifo {
 		m[AttrFifoQueue] = "true"
+		m[AttrContentBasedDeduplication] = strconv.FormatBool(s.contentDedup)
+		m[AttrDeduplicationScope] = s.dedupScope
+		m[AttrFifoThroughputLimit] = s.throughput
 	}
 	return m
 }
@@ -314,6 +386,15 @@ func attributeStrings(a QueueAttributes) map[string]string {
 	}
 	if v, ok := a.FifoQueue.Get(); ok {
 		m[AttrFifoQueue] = strconv.FormatBool(v)
+	}
+	if v, ok := a.ContentBasedDeduplication.Get(); ok {
+		m[AttrContentBasedDeduplication] = strconv.FormatBool(v)
+	}
+	if v, ok := a.DeduplicationScope.Get(); ok {
+		m[AttrDeduplicationScope] = v
+	}
+	if v, ok := a.FifoThroughputLimit.Get(); ok {
+		m[AttrFifoThroughputLimit] = v
 	}
 	return m
 }
@@ -374,7 +455,7 @@ func knownAttribute(name string, fifo bool) bool {
 		AttrReceiveMessageWaitTimeSeconds, AttrVisibilityTimeout, AttrPolicy,
 		AttrKmsMasterKeyID, AttrKmsDataKeyReusePeriodSeconds, AttrSqsManagedSseEnabled:
 		return true
-	case AttrFifoQueue:
+	case AttrFifoQueue, AttrContentBasedDeduplication, AttrDeduplicationScope, AttrFifoThroughputLimit:
 		return fifo
 	}
 	return readOnlyAttrs[name]
@@ -400,8 +481,15 @@ func (q *Queue) SetAttributes(ctx context.Context, attrs QueueAttributes) error 
 		return err
 	}
 	defer q.mu.Unlock()
+	if err := attrs.checkType(q.fifo, q.settings); err != nil {
+		return err
+	}
+	oldDelay := q.settings.delay
 	q.settings.apply(attrs)
 	q.modified = time.Unix(0, now)
+	if q.fifo && q.settings.delay != oldDelay {
+		q.redelay(now)
+	}
 	q.advance(now) // retention may have shortened
 	return nil
 }

@@ -112,6 +112,9 @@ func (b *Broker) CreateQueue(ctx context.Context, in CreateQueueInput) (*Queue, 
 	if _, set := in.Attributes.FifoQueue.Get(); set && !fifo {
 		return nil, errUnknownAttr(AttrFifoQueue)
 	}
+	if err := in.Attributes.checkType(fifo, defaultSettings()); err != nil {
+		return nil, err
+	}
 	if err := validateTags(in.Tags); err != nil {
 		return nil, err
 	}

@@ -47,6 +47,9 @@ type Queue struct {
 	parked    int
 	parkedSig chan struct{} // closed and replaced whenever parked changes
 
+	f     fifoState  // FIFO queues only
+	again []*message // scratch: received with visibility 0 during one take
+
 	counters Counters
 }
 
@@ -60,6 +63,7 @@ const (
 	stateAvailable
 	stateInflight
 	stateDelayed
+	stateHeld // received with visibility 0, visible again when the receive ends
 )
 
 // message is a stored message. Fields above the line never change after the
@@ -92,10 +96,12 @@ type messageExt struct {
 	groupID  string
 	dedupID  string
 	size     int
+	seqNum   uint64 // FIFO SequenceNumber
+	group    *group // FIFO group, guarded by Queue.mu
 }
 
 func newQueue(b *Broker, id uint64, name string, fifo bool, now time.Time) *Queue {
-	return &Queue{
+	q := &Queue{
 		b:         b,
 		id:        id,
 		name:      name,
@@ -109,6 +115,10 @@ func newQueue(b *Broker, id uint64, name string, fifo bool, now time.Time) *Queu
 		waiters:   map[*waiter]struct{}{},
 		parkedSig: make(chan struct{}),
 	}
+	if fifo {
+		q.f.init()
+	}
+	return q
 }
 
 // Name returns the queue's name.
@@ -173,12 +183,14 @@ func (q *Queue) advance(now int64) {
 			continue
 		}
 		if m.state == stateInflight {
-			q.nInflight--
 			q.counters.VisibilityExpirations++
-		} else {
-			q.nDelayed--
 		}
+		q.leaveState(m)
 		q.makeAvailable(m, m.visibleAt)
+	}
+	if q.fifo {
+		q.f.dedup.expire(now)
+		q.expireAttempts(now)
 	}
 }
 
@@ -189,6 +201,9 @@ func (q *Queue) makeAvailable(m *message, since int64) {
 	m.gen++
 	q.avail.Push(pq.Entry[*message]{Key: since, Seq: m.seq, Gen: m.gen, Val: m})
 	q.nAvail++
+	if g := m.group(); g != nil {
+		q.groupChanged(g)
+	}
 }
 
 // makePending hides m until at (a delay or a visibility timeout).
@@ -199,6 +214,7 @@ func (q *Queue) makePending(m *message, st msgState, at int64) {
 	q.pending.Push(pq.Entry[*message]{Key: at, Seq: m.seq, Gen: m.gen, Val: m})
 	if st == stateInflight {
 		q.nInflight++
+		q.enterInflight(m)
 	} else {
 		q.nDelayed++
 	}
@@ -212,6 +228,7 @@ func (q *Queue) leaveState(m *message) {
 		q.nAvail--
 	case stateInflight:
 		q.nInflight--
+		q.leaveInflight(m)
 	case stateDelayed:
 		q.nDelayed--
 	}
@@ -224,6 +241,9 @@ func (q *Queue) remove(m *message) {
 	m.state = stateGone
 	q.slots[m.slot] = nil
 	q.free = append(q.free, m.slot)
+	if g := m.group(); g != nil {
+		q.groupChanged(g)
+	}
 	q.compact()
 }
 
@@ -239,6 +259,9 @@ func (q *Queue) compact() {
 	}
 	if q.pending.Len() > 2*(q.nInflight+q.nDelayed)+1024 {
 		q.pending.Compact(liveEntry)
+	}
+	if q.fifo && q.f.availGroups.Len() > 2*len(q.f.groups)+1024 {
+		q.f.availGroups.Compact(func(e pq.Entry[*group]) bool { return e.Gen == e.Val.gen })
 	}
 }
 
@@ -259,6 +282,9 @@ func (q *Queue) store(m *message, now int64, delay time.Duration) {
 		q.slots = append(q.slots, m)
 	}
 	q.byEnqueue.Push(pq.Entry[*message]{Key: now, Seq: m.seq, Val: m})
+	if q.fifo {
+		q.joinGroup(m)
+	}
 	if delay > 0 {
 		q.makePending(m, stateDelayed, now+int64(delay))
 	} else {
@@ -290,6 +316,9 @@ func (q *Queue) dropAll() int {
 	q.avail.Reset()
 	q.pending.Reset()
 	q.nAvail, q.nInflight, q.nDelayed = 0, 0, 0
+	if q.fifo {
+		q.f.clear() // groups, locks, the dedup cache and attempt ids go too
+	}
 	return n
 }
 

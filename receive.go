@@ -110,6 +110,13 @@ func (q *Queue) Receive(ctx context.Context, in ReceiveInput) ([]Message, error)
 		q.mu.Unlock()
 		return nil, newError(CodeOverLimit, "Too many messages in flight: the queue has reached its limit of %d.", q.b.cfg.maxInFlight)
 	}
+	if q.fifo && in.ReceiveRequestAttemptId != "" {
+		if msgs, ok := q.replayAttempt(in.ReceiveRequestAttemptId, now); ok {
+			q.counters.Received += int64(len(msgs))
+			q.mu.Unlock()
+			return msgs, nil
+		}
+	}
 	msgs := q.take(&in, max, now)
 	if len(msgs) > 0 || wait == 0 {
 		q.finishReceive(msgs)
@@ -122,6 +129,8 @@ func (q *Queue) Receive(ctx context.Context, in ReceiveInput) ([]Message, error)
 
 const maxVisibility = 12 * time.Hour
 
+// limitReached reports whether a standard queue is at its in-flight limit
+// (FIFO queues just return fewer messages). Caller holds q.mu.
 func (q *Queue) limitReached() bool { return !q.fifo && q.nInflight >= q.b.cfg.maxInFlight }
 
 func (q *Queue) finishReceive(msgs []Message) {
@@ -133,15 +142,34 @@ func (q *Queue) finishReceive(msgs []Message) {
 // take selects up to max available messages and puts them in flight. Caller
 // holds q.mu.
 func (q *Queue) take(in *ReceiveInput, max int, now int64) []Message {
-	if !q.fifo {
-		max = min(max, q.b.cfg.maxInFlight-q.nInflight)
-	}
+	max = min(max, q.b.cfg.maxInFlight-q.nInflight)
 	if max <= 0 || q.nAvail == 0 {
 		return nil
 	}
 	vis := in.VisibilityTimeout.Or(q.settings.visibility)
 	var out []Message
-	var again []*message // received with visibility 0: visible again after this call
+	if q.fifo {
+		out = q.takeFIFO(in, max, vis, now)
+	} else {
+		out = q.takeStandard(in, max, vis, now)
+	}
+	// Messages received with visibility 0 are visible again, but only after
+	// the selection, so that one call never returns a message twice.
+	for _, m := range q.again {
+		q.makeAvailable(m, now)
+	}
+	clear(q.again)
+	q.again = q.again[:0]
+	if len(out) > 0 && in.ReceiveRequestAttemptId != "" {
+		q.recordAttempt(in.ReceiveRequestAttemptId, out, vis, now)
+	}
+	return out
+}
+
+// takeStandard returns available messages oldest-available first. Caller
+// holds q.mu.
+func (q *Queue) takeStandard(in *ReceiveInput, max int, vis time.Duration, now int64) []Message {
+	var out []Message
 	for len(out) < max {
 		e, ok := q.avail.Peek()
 		if !ok {
@@ -155,29 +183,32 @@ func (q *Queue) take(in *ReceiveInput, max int, now int64) []Message {
 		if out == nil {
 			out = make([]Message, 0, min(max, q.nAvail))
 		}
-		q.nAvail--
-		m.serial++
-		m.receiveCount++
-		if m.firstReceiveAt == notReceived {
-			m.firstReceiveAt = now / int64(time.Millisecond)
-		}
-		if m.serial > 1 {
-			q.counters.Redelivered++
-		}
-		m.receivedAt = now
-		if vis > 0 {
-			q.makePending(m, stateInflight, now+int64(vis))
-		} else {
-			m.gen++
-			again = append(again, m)
-		}
-		q.counters.Received++
-		out = append(out, q.view(m, in))
-	}
-	for _, m := range again {
-		q.makeAvailable(m, now)
+		out = append(out, q.receiveOne(m, in, vis, now))
 	}
 	return out
+}
+
+// receiveOne hands out an available message: a new receive serial and
+// handle, the receive count, and hidden for vis. Caller holds q.mu.
+func (q *Queue) receiveOne(m *message, in *ReceiveInput, vis time.Duration, now int64) Message {
+	q.leaveState(m)
+	m.serial++
+	m.receiveCount++
+	if m.firstReceiveAt == notReceived {
+		m.firstReceiveAt = now / int64(time.Millisecond)
+	}
+	if m.serial > 1 {
+		q.counters.Redelivered++
+	}
+	m.receivedAt = now
+	if vis > 0 {
+		q.makePending(m, stateInflight, now+int64(vis))
+	} else {
+		m.state = stateHeld // off every index until the selection ends
+		q.again = append(q.again, m)
+	}
+	q.counters.Received++
+	return q.view(m, in)
 }
 
 // view builds the Message a receive returns. Caller holds q.mu.
@@ -250,6 +281,12 @@ func (q *Queue) systemAttributes(m *message, names []string) map[string]string {
 		}
 		if m.ext.groupID != "" && want(SysMessageGroupId) {
 			out[SysMessageGroupId] = m.ext.groupID
+		}
+		if q.fifo && want(SysMessageDeduplicationId) {
+			out[SysMessageDeduplicationId] = m.ext.dedupID
+		}
+		if q.fifo && want(SysSequenceNumber) {
+			out[SysSequenceNumber] = strconv.FormatUint(m.ext.seqNum, 10)
 		}
 	}
 	if len(out) == 0 {

@@ -111,11 +111,54 @@ func (q *Queue) validateSend(in *SendInput) *Error {
 				"The request includes a parameter that is not valid for this queue type.")
 		}
 	}
+	if q.fifo {
+		if d, ok := in.DelaySeconds.Get(); ok && d != 0 {
+			return invalidValue("DelaySeconds", int64(d/time.Second),
+				"The request include parameter that is not valid for this queue type.")
+		}
+		if in.MessageGroupId == "" {
+			return errMissingGroupID(CodeMissingParameter)
+		}
+		if in.MessageDeduplicationId == "" && !q.settings.contentDedup {
+			return errMissingDedupID()
+		}
+	}
 	return nil
 }
 
-// send stores a validated message. Caller holds q.mu.
+func errMissingGroupID(code Code) *Error {
+	return newError(code, "The request must contain the parameter MessageGroupId.")
+}
+
+func errMissingDedupID() *Error {
+	return newError(CodeInvalidParameterValue,
+		"The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly")
+}
+
+// send stores a validated message, or on a FIFO queue answers a duplicate
+// within the deduplication interval with the original's id and sequence
+// number, storing nothing. Caller holds q.mu.
 func (q *Queue) send(in *SendInput, size int, now int64) SendResult {
+	delay := in.DelaySeconds.Or(q.settings.delay)
+	var dedupID, dedupKey string
+	if q.fifo {
+		delay = q.settings.delay // FIFO delays are the queue's, retroactively
+		dedupID = in.MessageDeduplicationId
+		if dedupID == "" {
+			dedupID = contentDedupID(in.MessageBody)
+		}
+		dedupKey = q.dedupKey(in.MessageGroupId, dedupID)
+		if e, ok := q.f.dedup.lookup(dedupKey); ok {
+			q.counters.DuplicatesSuppressed++
+			return SendResult{
+				MessageId:      e.messageID,
+				SequenceNumber: strconv.FormatUint(e.seqNum, 10),
+				body:           in.MessageBody,
+				attrs:          in.MessageAttributes,
+				sysAt:          in.MessageSystemAttributes,
+			}
+		}
+	}
 	m := &message{
 		id:     q.b.ids(),
 		body:   in.MessageBody,
@@ -126,18 +169,24 @@ func (q *Queue) send(in *SendInput, size int, now int64) SendResult {
 			attrs:    cloneAttributes(in.MessageAttributes),
 			sysAttrs: cloneAttributes(in.MessageSystemAttributes),
 			groupID:  in.MessageGroupId,
-			dedupID:  in.MessageDeduplicationId,
+			dedupID:  dedupID,
 			size:     size,
 		}
 	}
-	q.store(m, now, in.DelaySeconds.Or(q.settings.delay))
+	res := SendResult{MessageId: m.id, body: m.body, m: m}
+	if q.fifo {
+		q.f.seqNum++
+		m.ext.seqNum = sequenceBase + q.f.seqNum
+		res.SequenceNumber = strconv.FormatUint(m.ext.seqNum, 10)
+		q.f.dedup.add(dedupKey, dedupEntry{expires: now + int64(dedupInterval), messageID: m.id, seqNum: m.ext.seqNum})
+	}
+	q.store(m, now, delay)
 	q.counters.Sent++
 	if m.state == stateAvailable {
 		q.wake(now)
 	} else {
 		q.wake(m.visibleAt)
 	}
-	res := SendResult{MessageId: m.id, body: m.body, m: m}
 	if m.ext != nil {
 		res.attrs, res.sysAt = m.ext.attrs, m.ext.sysAttrs
 	}
@@ -199,6 +248,21 @@ func (q *Queue) SendBatch(ctx context.Context, entries []SendBatchEntry) (SendBa
 	if err := checkBatchIDs(len(entries), "SendMessageBatchRequestEntry", func(i int) string { return entries[i].Id }); err != nil {
 		return SendBatchResult{}, err
 	}
+	now, err := q.lock()
+	if err != nil {
+		return SendBatchResult{}, err
+	}
+	defer q.mu.Unlock()
+	if q.fifo {
+		for i := range entries {
+			if entries[i].MessageGroupId == "" {
+				return SendBatchResult{}, errMissingGroupID(CodeInvalidParameterValue)
+			}
+			if entries[i].MessageDeduplicationId == "" && !q.settings.contentDedup {
+				return SendBatchResult{}, errMissingDedupID()
+			}
+		}
+	}
 	sizes := make([]int, len(entries))
 	total := 0
 	for i := range entries {
@@ -209,11 +273,6 @@ func (q *Queue) SendBatch(ctx context.Context, entries []SendBatchEntry) (SendBa
 		return SendBatchResult{}, newError(CodeBatchRequestTooLong,
 			"Batch requests cannot be longer than %d bytes. You have sent %d bytes.", maxBatchBytes, total)
 	}
-	now, err := q.lock()
-	if err != nil {
-		return SendBatchResult{}, err
-	}
-	defer q.mu.Unlock()
 	var out SendBatchResult
 	for i := range entries {
 		in := &entries[i].SendInput

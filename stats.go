@@ -21,6 +21,9 @@ type Counters struct {
 	StaleHandleDeletes    int64 // deletes with a handle of an earlier receive
 	Expired               int64 // messages dropped at the end of their retention period
 	Purged                int64 // messages dropped by PurgeQueue
+	// FIFO queues
+	DuplicatesSuppressed    int64 // NumberOfDeduplicatedSentMessages: sends answered from the dedup cache
+	ExpiredHandleRejections int64 // deletes and visibility changes refused with an expired handle
 }
 
 // Stats is a snapshot of a queue's state: the SQS approximate counts (exact
@@ -35,6 +38,11 @@ type Stats struct {
 	// OldestAge is the age of the oldest stored message of any state, counted
 	// from its enqueue time (which retention counts from).
 	OldestAge time.Duration
+	// Groups is the number of FIFO message groups with stored messages.
+	Groups int
+	// LockedGroups is the number of FIFO groups with a message in flight
+	// (ApproximateNumberOfGroupsWithInflightMessages).
+	LockedGroups int
 	Counters
 }
 
@@ -47,6 +55,9 @@ func (q *Queue) Stats() (Stats, error) {
 	}
 	defer q.mu.Unlock()
 	s := Stats{Visible: q.nAvail, InFlight: q.nInflight, Delayed: q.nDelayed, Counters: q.counters}
+	if q.fifo {
+		s.Groups, s.LockedGroups = len(q.f.groups), q.f.locked
+	}
 	for {
 		e, ok := q.avail.Peek()
 		if !ok {

@@ -39,6 +39,12 @@ func (q *Queue) lookup(rh string) (*message, handleState) {
 	return m, handleLatest
 }
 
+// errExpiredHandle is the FIFO answer to a handle whose visibility window
+// ended (semantics §4.5).
+func errExpiredHandle(rh string) *Error {
+	return invalidValue("ReceiptHandle", rh, "The receipt handle has expired.")
+}
+
 func errInvalidHandle(rh string) *Error {
 	return newError(CodeReceiptHandleIsInvalid, "The input receipt handle \"%s\" is not a valid receipt handle.", rh)
 }
@@ -76,12 +82,20 @@ func (q *Queue) delete(rh string, now int64) *Error {
 		q.counters.DeleteRequests++
 		return nil
 	case handleStale:
+		if q.fifo {
+			q.counters.ExpiredHandleRejections++
+			return errExpiredHandle(rh)
+		}
 		q.counters.DeleteRequests++
 		q.counters.StaleHandleDeletes++
 		if !q.b.cfg.staleDeleteRemoves {
 			return nil
 		}
 	default:
+		if q.fifo && m.state != stateInflight {
+			q.counters.ExpiredHandleRejections++
+			return errExpiredHandle(rh)
+		}
 		q.counters.DeleteRequests++
 	}
 	wasInflight := m.state == stateInflight
@@ -129,6 +143,9 @@ func (q *Queue) changeVisibility(rh string, timeout time.Duration, now int64) *E
 		return errInvalidHandle(rh)
 	case st == handleGone:
 		return invalidValue("ReceiptHandle", rh, "Message does not exist or is not available for visibility timeout change.")
+	case q.fifo && (st == handleStale || m.state != stateInflight):
+		q.counters.ExpiredHandleRejections++
+		return errExpiredHandle(rh)
 	case m.state != stateInflight:
 		if q.b.cfg.strictNotInflight {
 			return &Error{Code: CodeMessageNotInflight}

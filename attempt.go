@@ -1,0 +1,75 @@
+package sqsq
+
+import (
+	"time"
+
+	"github.com/sqsq/sqsq/internal/pq"
+)
+
+// attemptWindow is how long a FIFO ReceiveRequestAttemptId can be retried.
+const attemptWindow = 5 * time.Minute
+
+// attempt remembers what a FIFO receive with a ReceiveRequestAttemptId
+// returned, so a retry within the window gets the same messages and handles
+// (semantics §6.8).
+type attempt struct {
+	expires int64
+	vis     time.Duration
+	msgs    []*message
+	serials []uint32
+	gens    []uint32
+	out     []Message
+}
+
+// replayAttempt answers a retried receive: when every message the attempt
+// returned is still in flight under that receive and untouched since, it
+// resets their visibility and returns the same messages. Caller holds q.mu.
+func (q *Queue) replayAttempt(id string, now int64) ([]Message, bool) {
+	a := q.f.attempts[id]
+	if a == nil || a.expires <= now {
+		return nil, false
+	}
+	for i, m := range a.msgs {
+		if m.state != stateInflight || m.serial != a.serials[i] || m.gen != a.gens[i] {
+			delete(q.f.attempts, id)
+			return nil, false
+		}
+	}
+	for i, m := range a.msgs {
+		q.leaveState(m)
+		q.makePending(m, stateInflight, now+int64(a.vis))
+		a.gens[i] = m.gen
+	}
+	q.compact()
+	return append([]Message(nil), a.out...), true
+}
+
+// recordAttempt remembers a FIFO receive's result under its attempt id.
+// Caller holds q.mu.
+func (q *Queue) recordAttempt(id string, out []Message, vis time.Duration, now int64) {
+	if id == "" || !q.fifo || vis == 0 {
+		return
+	}
+	a := &attempt{expires: now + int64(attemptWindow), vis: vis, out: append([]Message(nil), out...)}
+	for _, msg := range out {
+		a.msgs = append(a.msgs, msg.m)
+		a.serials = append(a.serials, msg.m.serial)
+		a.gens = append(a.gens, msg.m.gen)
+	}
+	q.f.attempts[id] = a
+	q.f.attemptExp.Push(pq.Entry[string]{Key: a.expires, Val: id})
+}
+
+// expireAttempts forgets attempt ids whose window ended. Caller holds q.mu.
+func (q *Queue) expireAttempts(now int64) {
+	for {
+		e, ok := q.f.attemptExp.Peek()
+		if !ok || e.Key > now {
+			return
+		}
+		q.f.attemptExp.Pop()
+		if a := q.f.attempts[e.Val]; a != nil && a.expires == e.Key {
+			delete(q.f.attempts, e.Val)
+		}
+	}
+}

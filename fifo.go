@@ -1,0 +1,163 @@
+package sqsq
+
+import (
+	"time"
+
+	"github.com/sqsq/sqsq/internal/pq"
+)
+
+// group is one FIFO message group: its undeleted messages in send order. The
+// group is receivable while its head is available; it then offers its
+// leading run of available messages (semantics §6.4).
+type group struct {
+	id       string
+	msgs     []*message // msgs[head:] in sequence order; gone ones are skipped
+	head     int
+	inflight int    // messages in flight: while > 0 the group is locked
+	gen      uint32 // live availGroups entry generation
+}
+
+// fifoState is the part of a Queue only FIFO queues use. Guarded by Queue.mu.
+type fifoState struct {
+	groups      map[string]*group
+	availGroups pq.Queue[*group] // groups whose head is available, by head's available-since
+	locked      int              // groups with a message in flight
+	seqNum      uint64           // last SequenceNumber issued
+	dedup       dedupCache
+	attempts    map[string]*attempt
+	attemptExp  pq.Queue[string] // attempt ids by expiry
+}
+
+// sequenceBase makes SequenceNumbers 20 digits long, like AWS's.
+const sequenceBase = 10000000000000000000
+
+func (f *fifoState) init() {
+	f.groups = map[string]*group{}
+	f.dedup.init()
+	f.attempts = map[string]*attempt{}
+}
+
+// clear forgets every group, lock, deduplication id and attempt id, keeping
+// the sequence counter (numbers only ever grow).
+func (f *fifoState) clear() {
+	for _, g := range f.groups {
+		g.gen++
+	}
+	clear(f.groups)
+	f.availGroups.Reset()
+	f.locked = 0
+	f.dedup.reset()
+	clear(f.attempts)
+	f.attemptExp.Reset()
+}
+
+// joinGroup appends a new message to its group. Caller holds q.mu.
+func (q *Queue) joinGroup(m *message) {
+	g := q.f.groups[m.ext.groupID]
+	if g == nil {
+		g = &group{id: m.ext.groupID}
+		q.f.groups[g.id] = g
+	}
+	m.ext.group = g
+	g.msgs = append(g.msgs, m)
+}
+
+// groupChanged re-evaluates whether g is receivable after any change to its
+// messages, dropping gone messages off its head. Caller holds q.mu.
+func (q *Queue) groupChanged(g *group) {
+	for g.head < len(g.msgs) && g.msgs[g.head].state == stateGone {
+		g.msgs[g.head] = nil
+		g.head++
+	}
+	if g.head == len(g.msgs) {
+		delete(q.f.groups, g.id)
+		g.gen++
+		return
+	}
+	if g.head > 32 && g.head*2 > len(g.msgs) { // reclaim the consumed prefix
+		n := copy(g.msgs, g.msgs[g.head:])
+		clear(g.msgs[n:])
+		g.msgs, g.head = g.msgs[:n], 0
+	}
+	g.gen++
+	if h := g.msgs[g.head]; h.state == stateAvailable {
+		q.f.availGroups.Push(pq.Entry[*group]{Key: h.availableSince, Seq: h.seq, Gen: g.gen, Val: g})
+	}
+}
+
+// takeFIFO fills a receive from the receivable groups in order, each group's
+// leading run of available messages at a time. Caller holds q.mu.
+func (q *Queue) takeFIFO(in *ReceiveInput, max int, vis time.Duration, now int64) []Message {
+	var out []Message
+	var touched []*group // re-evaluated after the call, so no message is returned twice
+	for len(out) < max {
+		e, ok := q.f.availGroups.Peek()
+		if !ok {
+			break
+		}
+		q.f.availGroups.Pop()
+		g := e.Val
+		if e.Gen != g.gen {
+			continue
+		}
+		g.gen++
+		touched = append(touched, g)
+		for i := g.head; i < len(g.msgs) && len(out) < max; i++ {
+			m := g.msgs[i]
+			if m.state == stateGone {
+				continue
+			}
+			if m.state != stateAvailable {
+				break
+			}
+			if out == nil {
+				out = make([]Message, 0, max)
+			}
+			out = append(out, q.receiveOne(m, in, vis, now))
+		}
+	}
+	for _, g := range touched {
+		q.groupChanged(g)
+	}
+	return out
+}
+
+// enterInflight and leaveInflight keep the group lock counts. Caller holds q.mu.
+func (q *Queue) enterInflight(m *message) {
+	if g := m.group(); g != nil {
+		if g.inflight == 0 {
+			q.f.locked++
+		}
+		g.inflight++
+	}
+}
+
+func (q *Queue) leaveInflight(m *message) {
+	if g := m.group(); g != nil {
+		g.inflight--
+		if g.inflight == 0 {
+			q.f.locked--
+		}
+	}
+}
+
+func (m *message) group() *group {
+	if m.ext == nil {
+		return nil
+	}
+	return m.ext.group
+}
+
+// redelay applies a changed DelaySeconds to the delayed messages of a FIFO
+// queue, where the queue delay is retroactive (§5.1). O(n); attribute changes
+// are rare. Caller holds q.mu.
+func (q *Queue) redelay(now int64) {
+	for _, m := range q.slots {
+		if m == nil || m.state != stateDelayed {
+			continue
+		}
+		q.leaveState(m)
+		q.makePending(m, stateDelayed, m.enqueuedAt+int64(q.settings.delay))
+	}
+	q.compact()
+}
