@@ -43,6 +43,12 @@ type QueueAttributes struct {
 	// "perMessageGroupId", which needs DeduplicationScope "messageGroup".
 	// Stored, not enforced.
 	FifoThroughputLimit Optional[string]
+	// RedrivePolicy sends messages to a dead-letter queue after too many
+	// deliveries; Some(nil) removes it. See [ParseRedrivePolicy] for the JSON form.
+	RedrivePolicy Optional[*RedrivePolicy]
+	// RedriveAllowPolicy says which queues may use this one as their
+	// dead-letter queue; Some(nil) removes it (everyone may).
+	RedriveAllowPolicy Optional[*RedriveAllowPolicy]
 }
 
 // Queue attribute names, as SQS spells them.
@@ -61,6 +67,8 @@ const (
 	AttrContentBasedDeduplication             = "ContentBasedDeduplication"
 	AttrDeduplicationScope                    = "DeduplicationScope"
 	AttrFifoThroughputLimit                   = "FifoThroughputLimit"
+	AttrRedrivePolicy                         = "RedrivePolicy"
+	AttrRedriveAllowPolicy                    = "RedriveAllowPolicy"
 	AttrApproximateNumberOfMessages           = "ApproximateNumberOfMessages"
 	AttrApproximateNumberOfMessagesNotVisible = "ApproximateNumberOfMessagesNotVisible"
 	AttrApproximateNumberOfMessagesDelayed    = "ApproximateNumberOfMessagesDelayed"
@@ -145,6 +153,26 @@ func ParseQueueAttributes(m map[string]string) (QueueAttributes, error) {
 			}
 		case AttrDeduplicationScope:
 			a.DeduplicationScope = Some(v)
+		case AttrRedrivePolicy:
+			if v == "" {
+				a.RedrivePolicy = Some[*RedrivePolicy](nil)
+				break
+			}
+			p, err := ParseRedrivePolicy(v)
+			if err != nil {
+				return QueueAttributes{}, err
+			}
+			a.RedrivePolicy = Some(&p)
+		case AttrRedriveAllowPolicy:
+			if v == "" {
+				a.RedriveAllowPolicy = Some[*RedriveAllowPolicy](nil)
+				break
+			}
+			p, err := ParseRedriveAllowPolicy(v)
+			if err != nil {
+				return QueueAttributes{}, err
+			}
+			a.RedriveAllowPolicy = Some(&p)
 		case AttrFifoThroughputLimit:
 			a.FifoThroughputLimit = Some(v)
 		default:
@@ -220,6 +248,16 @@ func (a QueueAttributes) validate() *Error {
 	if v, ok := a.FifoThroughputLimit.Get(); ok && v != throughputPerQueue && v != throughputPerGroup {
 		return errInvalidAttrValue(AttrFifoThroughputLimit)
 	}
+	if p, _ := a.RedrivePolicy.Get(); p != nil {
+		if err := p.validate(); err != nil {
+			return err
+		}
+	}
+	if p, _ := a.RedriveAllowPolicy.Get(); p != nil {
+		if err := p.validate(); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -262,6 +300,8 @@ type queueSettings struct {
 	sseEnabled                                   bool
 	contentDedup                                 bool   // FIFO
 	dedupScope, throughput                       string // FIFO
+	redrive                                      *RedrivePolicy
+	allow                                        *RedriveAllowPolicy
 }
 
 func defaultSettings() queueSettings {
@@ -317,6 +357,31 @@ func (s *queueSettings) apply(a QueueAttributes) {
 	if v, ok := a.FifoThroughputLimit.Get(); ok {
 		s.throughput = v
 	}
+	if v, ok := a.RedrivePolicy.Get(); ok {
+		s.redrive = clonePolicy(v)
+	}
+	if v, ok := a.RedriveAllowPolicy.Get(); ok {
+		s.allow = cloneAllow(v)
+	}
+}
+
+// The settings keep copies, so a caller changing its policy value later
+// changes nothing.
+func clonePolicy(p *RedrivePolicy) *RedrivePolicy {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	return &c
+}
+
+func cloneAllow(p *RedriveAllowPolicy) *RedriveAllowPolicy {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	c.SourceQueueArns = append([]string(nil), p.SourceQueueArns...)
+	return &c
 }
 
 // strings returns the settable attributes in wire form, omitting the ones
@@ -336,6 +401,12 @@ func (s *queueSettings) strings(fifo bool) map[string]string {
 	if s.kmsKey != "" {
 		m[AttrKmsMasterKeyID] = s.kmsKey
 		m[AttrKmsDataKeyReusePeriodSeconds] = secs(s.kmsReuse)
+	}
+	if s.redrive != nil {
+		m[AttrRedrivePolicy] = s.redrive.String()
+	}
+	if s.allow != nil {
+		m[AttrRedriveAllowPolicy] = s.allow.String()
 	}
 	if fifo {
 		m[AttrFifoQueue] = "true"
@@ -396,6 +467,18 @@ func attributeStrings(a QueueAttributes) map[string]string {
 	if v, ok := a.FifoThroughputLimit.Get(); ok {
 		m[AttrFifoThroughputLimit] = v
 	}
+	if v, ok := a.RedrivePolicy.Get(); ok {
+		m[AttrRedrivePolicy] = ""
+		if v != nil {
+			m[AttrRedrivePolicy] = v.String()
+		}
+	}
+	if v, ok := a.RedriveAllowPolicy.Get(); ok {
+		m[AttrRedriveAllowPolicy] = ""
+		if v != nil {
+			m[AttrRedriveAllowPolicy] = v.String()
+		}
+	}
 	return m
 }
 
@@ -453,7 +536,8 @@ func knownAttribute(name string, fifo bool) bool {
 	switch name {
 	case AttrDelaySeconds, AttrMaximumMessageSize, AttrMessageRetentionPeriod,
 		AttrReceiveMessageWaitTimeSeconds, AttrVisibilityTimeout, AttrPolicy,
-		AttrKmsMasterKeyID, AttrKmsDataKeyReusePeriodSeconds, AttrSqsManagedSseEnabled:
+		AttrKmsMasterKeyID, AttrKmsDataKeyReusePeriodSeconds, AttrSqsManagedSseEnabled,
+		AttrRedrivePolicy, AttrRedriveAllowPolicy:
 		return true
 	case AttrFifoQueue, AttrContentBasedDeduplication, AttrDeduplicationScope, AttrFifoThroughputLimit:
 		return fifo
@@ -476,6 +560,14 @@ func (q *Queue) SetAttributes(ctx context.Context, attrs QueueAttributes) error 
 			return newError(CodeInvalidAttributeValue, "Invalid value for the parameter FifoQueue. Reason: Modifying queue type is not supported.")
 		}
 	}
+	if p, _ := attrs.RedrivePolicy.Get(); p != nil {
+		q.b.mu.Lock()
+		target := q.b.queueByARNLocked(p.DeadLetterTargetArn)
+		q.b.mu.Unlock()
+		if err := q.b.checkRedriveTarget(*p, q.arn, q.fifo, target); err != nil {
+			return err
+		}
+	}
 	now, err := q.lock()
 	if err != nil {
 		return err
@@ -486,6 +578,7 @@ func (q *Queue) SetAttributes(ctx context.Context, attrs QueueAttributes) error 
 	}
 	oldDelay := q.settings.delay
 	q.settings.apply(attrs)
+	q.syncRedriveTarget()
 	q.modified = time.Unix(0, now)
 	if q.fifo && q.settings.delay != oldDelay {
 		q.redelay(now)

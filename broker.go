@@ -137,9 +137,16 @@ func (b *Broker) CreateQueue(ctx context.Context, in CreateQueueInput) (*Queue, 
 		}
 		delete(b.deletedAt, in.QueueName)
 	}
+	if p, _ := in.Attributes.RedrivePolicy.Get(); p != nil {
+		target := b.queueByARNLocked(p.DeadLetterTargetArn)
+		if err := b.checkRedriveTarget(*p, b.queueARN(in.QueueName), fifo, target); err != nil {
+			return nil, err
+		}
+	}
 	b.nextID++
 	q := newQueue(b, b.nextID, in.QueueName, fifo, now)
 	q.settings.apply(in.Attributes)
+	q.syncRedriveTarget()
 	for k, v := range in.Tags {
 		q.tags[k] = v
 	}

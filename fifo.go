@@ -87,7 +87,7 @@ func (q *Queue) groupChanged(g *group) {
 
 // takeFIFO fills a receive from the receivable groups in order, each group's
 // leading run of available messages at a time. Caller holds q.mu.
-func (q *Queue) takeFIFO(in *ReceiveInput, max int, vis time.Duration, now int64) []Message {
+func (q *Queue) takeFIFO(in *ReceiveInput, max int, vis time.Duration, now int64, dlq *Queue) []Message {
 	var out []Message
 	var touched []*group // re-evaluated after the call, so no message is returned twice
 	for len(out) < max {
@@ -109,6 +109,9 @@ func (q *Queue) takeFIFO(in *ReceiveInput, max int, vis time.Duration, now int64
 			}
 			if m.state != stateAvailable {
 				break
+			}
+			if q.deadLetter(m, dlq, now) {
+				continue // the group goes on with its next message (§6.4)
 			}
 			if out == nil {
 				out = make([]Message, 0, max)

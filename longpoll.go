@@ -15,16 +15,19 @@ type waiter struct {
 // longPoll parks the caller until a message is available, the wait ends at
 // deadline, ctx ends or the broker closes. Caller holds q.mu; longPoll
 // releases it.
-func (q *Queue) longPoll(ctx context.Context, in *ReceiveInput, max int, deadline int64) ([]Message, error) {
+func (q *Queue) longPoll(ctx context.Context, in *ReceiveInput, max int, deadline int64, dlq *Queue) ([]Message, error) {
 	w := &waiter{wake: make(chan struct{}, 1)}
 	for {
 		// Arm for the earliest instant something can change on its own: the
 		// end of the wait or the next delay/visibility deadline.
 		now := q.b.clock.Now().UnixNano()
 		q.advance(now)
-		if msgs := q.take(in, max, now); len(msgs) > 0 || now >= deadline {
+		if dlq != nil {
+			dlq.advance(now)
+		}
+		if msgs := q.take(in, max, now, dlq); len(msgs) > 0 || now >= deadline {
 			q.finishReceive(msgs)
-			q.mu.Unlock()
+			q.unlockReceive(dlq)
 			return msgs, nil
 		}
 		until := deadline
@@ -40,7 +43,7 @@ func (q *Queue) longPoll(ctx context.Context, in *ReceiveInput, max int, deadlin
 			continue
 		}
 		q.park(w)
-		q.mu.Unlock()
+		q.unlockReceive(dlq)
 
 		var err error
 		select {
@@ -54,13 +57,12 @@ func (q *Queue) longPoll(ctx context.Context, in *ReceiveInput, max int, deadlin
 		timer.Stop()
 		q.mu.Lock()
 		q.unpark(w)
+		q.mu.Unlock()
 		if err != nil {
-			q.mu.Unlock()
 			return nil, err
 		}
-		if q.deleted {
-			q.mu.Unlock()
-			return nil, errQueueDoesNotExist()
+		if _, dlq, err = q.lockReceive(); err != nil {
+			return nil, err
 		}
 		q.counters.LongPollWakeups++
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sqsq/sqsq/internal/pq"
@@ -46,6 +47,10 @@ type Queue struct {
 	waiters   map[*waiter]struct{}
 	parked    int
 	parkedSig chan struct{} // closed and replaced whenever parked changes
+
+	// redriveTarget mirrors settings.redrive's DLQ ARN, readable without the
+	// lock so a receive knows which queues to lock.
+	redriveTarget atomic.Pointer[string]
 
 	f     fifoState  // FIFO queues only
 	again []*message // scratch: received with visibility 0 during one take
@@ -91,13 +96,14 @@ type message struct {
 
 // messageExt holds what most messages lack, to keep message small.
 type messageExt struct {
-	attrs    map[string]MessageAttribute
-	sysAttrs map[string]MessageAttribute
-	groupID  string
-	dedupID  string
-	size     int
-	seqNum   uint64 // FIFO SequenceNumber
-	group    *group // FIFO group, guarded by Queue.mu
+	attrs     map[string]MessageAttribute
+	sysAttrs  map[string]MessageAttribute
+	groupID   string
+	dedupID   string
+	size      int
+	seqNum    uint64 // FIFO SequenceNumber
+	dlqSource string // DeadLetterQueueSourceArn
+	group     *group // FIFO group, guarded by Queue.mu
 }
 
 func newQueue(b *Broker, id uint64, name string, fifo bool, now time.Time) *Queue {
@@ -269,10 +275,15 @@ func liveEntry(e pq.Entry[*message]) bool { return e.Gen == e.Val.gen && e.Val.s
 
 // store adds a new message, delayed until now+delay. Caller holds q.mu.
 func (q *Queue) store(m *message, now int64, delay time.Duration) {
+	m.firstReceiveAt = notReceived
+	q.storeAt(m, now, now, delay)
+}
+
+// storeAt adds m with its retention counted from enqueued. Caller holds q.mu.
+func (q *Queue) storeAt(m *message, enqueued, now int64, delay time.Duration) {
 	q.seq++
 	m.seq = q.seq
-	m.firstReceiveAt = notReceived
-	m.enqueuedAt = now
+	m.enqueuedAt = enqueued
 	if n := len(q.free); n > 0 {
 		m.slot = q.free[n-1]
 		q.free = q.free[:n-1]
@@ -281,7 +292,7 @@ func (q *Queue) store(m *message, now int64, delay time.Duration) {
 		m.slot = uint32(len(q.slots))
 		q.slots = append(q.slots, m)
 	}
-	q.byEnqueue.Push(pq.Entry[*message]{Key: now, Seq: m.seq, Val: m})
+	q.byEnqueue.Push(pq.Entry[*message]{Key: enqueued, Seq: m.seq, Val: m})
 	if q.fifo {
 		q.joinGroup(m)
 	}

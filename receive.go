@@ -99,7 +99,7 @@ func (q *Queue) Receive(ctx context.Context, in ReceiveInput) ([]Message, error)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	now, err := q.lock()
+	now, dlq, err := q.lockReceive()
 	if err != nil {
 		return nil, err
 	}
@@ -107,24 +107,24 @@ func (q *Queue) Receive(ctx context.Context, in ReceiveInput) ([]Message, error)
 	wait := in.WaitTimeSeconds.Or(q.settings.wait)
 	if q.limitReached() && wait == 0 {
 		q.counters.EmptyReceives++
-		q.mu.Unlock()
+		q.unlockReceive(dlq)
 		return nil, newError(CodeOverLimit, "Too many messages in flight: the queue has reached its limit of %d.", q.b.cfg.maxInFlight)
 	}
 	if q.fifo && in.ReceiveRequestAttemptId != "" {
 		if msgs, ok := q.replayAttempt(in.ReceiveRequestAttemptId, now); ok {
 			q.counters.Received += int64(len(msgs))
-			q.mu.Unlock()
+			q.unlockReceive(dlq)
 			return msgs, nil
 		}
 	}
-	msgs := q.take(&in, max, now)
+	msgs := q.take(&in, max, now, dlq)
 	if len(msgs) > 0 || wait == 0 {
 		q.finishReceive(msgs)
-		q.mu.Unlock()
+		q.unlockReceive(dlq)
 		return msgs, nil
 	}
 	q.counters.LongPolls++
-	return q.longPoll(ctx, &in, max, now+int64(wait))
+	return q.longPoll(ctx, &in, max, now+int64(wait), dlq)
 }
 
 const maxVisibility = 12 * time.Hour
@@ -141,7 +141,7 @@ func (q *Queue) finishReceive(msgs []Message) {
 
 // take selects up to max available messages and puts them in flight. Caller
 // holds q.mu.
-func (q *Queue) take(in *ReceiveInput, max int, now int64) []Message {
+func (q *Queue) take(in *ReceiveInput, max int, now int64, dlq *Queue) []Message {
 	max = min(max, q.b.cfg.maxInFlight-q.nInflight)
 	if max <= 0 || q.nAvail == 0 {
 		return nil
@@ -149,9 +149,9 @@ func (q *Queue) take(in *ReceiveInput, max int, now int64) []Message {
 	vis := in.VisibilityTimeout.Or(q.settings.visibility)
 	var out []Message
 	if q.fifo {
-		out = q.takeFIFO(in, max, vis, now)
+		out = q.takeFIFO(in, max, vis, now, dlq)
 	} else {
-		out = q.takeStandard(in, max, vis, now)
+		out = q.takeStandard(in, max, vis, now, dlq)
 	}
 	// Messages received with visibility 0 are visible again, but only after
 	// the selection, so that one call never returns a message twice.
@@ -168,7 +168,7 @@ func (q *Queue) take(in *ReceiveInput, max int, now int64) []Message {
 
 // takeStandard returns available messages oldest-available first. Caller
 // holds q.mu.
-func (q *Queue) takeStandard(in *ReceiveInput, max int, vis time.Duration, now int64) []Message {
+func (q *Queue) takeStandard(in *ReceiveInput, max int, vis time.Duration, now int64, dlq *Queue) []Message {
 	var out []Message
 	for len(out) < max {
 		e, ok := q.avail.Peek()
@@ -178,6 +178,9 @@ func (q *Queue) takeStandard(in *ReceiveInput, max int, vis time.Duration, now i
 		q.avail.Pop()
 		m := e.Val
 		if e.Gen != m.gen || m.state != stateAvailable {
+			continue
+		}
+		if q.deadLetter(m, dlq, now) {
 			continue
 		}
 		if out == nil {
@@ -287,6 +290,9 @@ func (q *Queue) systemAttributes(m *message, names []string) map[string]string {
 		}
 		if q.fifo && want(SysSequenceNumber) {
 			out[SysSequenceNumber] = strconv.FormatUint(m.ext.seqNum, 10)
+		}
+		if m.ext.dlqSource != "" && want(SysDeadLetterQueueSourceArn) {
+			out[SysDeadLetterQueueSourceArn] = m.ext.dlqSource
 		}
 	}
 	if len(out) == 0 {

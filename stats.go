@@ -21,6 +21,9 @@ type Counters struct {
 	StaleHandleDeletes    int64 // deletes with a handle of an earlier receive
 	Expired               int64 // messages dropped at the end of their retention period
 	Purged                int64 // messages dropped by PurgeQueue
+	MovedToDLQ            int64 // messages this queue moved to its dead-letter queue
+	DeadLetterFailures    int64 // moves due but not made: the DLQ is gone or forbids this source
+	DeadLettered          int64 // messages moved into this queue as a dead-letter queue
 	// FIFO queues
 	DuplicatesSuppressed    int64 // NumberOfDeduplicatedSentMessages: sends answered from the dedup cache
 	ExpiredHandleRejections int64 // deletes and visibility changes refused with an expired handle

@@ -1,0 +1,4 @@
+package sqsq
+
+// syncTasks brings running move tasks up to the clock's now.
+func (b *Broker) syncTasks() {}

@@ -1,0 +1,360 @@
+package sqsq
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// RedrivePolicy sends a queue's messages to a dead-letter queue after
+// MaxReceiveCount deliveries: the receive after the last allowed delivery
+// moves the message instead of returning it (semantics §7).
+type RedrivePolicy struct {
+	// DeadLetterTargetArn is the ARN of the dead-letter queue: an existing
+	// queue of the same type, account and region.
+	DeadLetterTargetArn string
+	// MaxReceiveCount, 1–1,000.
+	MaxReceiveCount int
+}
+
+// String returns the policy in the JSON form SQS returns.
+func (p RedrivePolicy) String() string {
+	b, _ := json.Marshal(struct {
+		DeadLetterTargetArn string `json:"deadLetterTargetArn"`
+		MaxReceiveCount     int    `json:"maxReceiveCount"`
+	}{p.DeadLetterTargetArn, p.MaxReceiveCount})
+	return string(b)
+}
+
+// Redrive permissions of a [RedriveAllowPolicy].
+const (
+	RedriveAllowAll = "allowAll"
+	RedriveDenyAll  = "denyAll"
+	RedriveByQueue  = "byQueue"
+)
+
+// RedriveAllowPolicy says which source queues may use a queue as their
+// dead-letter queue. Without one, every queue of the account and region may.
+type RedriveAllowPolicy struct {
+	// RedrivePermission is allowAll, denyAll or byQueue.
+	RedrivePermission string
+	// SourceQueueArns lists up to 10 allowed sources, with byQueue only.
+	SourceQueueArns []string
+}
+
+// String returns the policy in the JSON form SQS returns.
+func (p RedriveAllowPolicy) String() string {
+	b, _ := json.Marshal(struct {
+		RedrivePermission string   `json:"redrivePermission"`
+		SourceQueueArns   []string `json:"sourceQueueArns,omitempty"`
+	}{p.RedrivePermission, p.SourceQueueArns})
+	return string(b)
+}
+
+// allows reports whether the queue with ARN src may use the owner as DLQ.
+func (p *RedriveAllowPolicy) allows(src string) bool {
+	if p == nil {
+		return true
+	}
+	switch p.RedrivePermission {
+	case RedriveDenyAll:
+		return false
+	case RedriveByQueue:
+		for _, a := range p.SourceQueueArns {
+			if a == src {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+func errRedrive(policy, reason string) *Error {
+	return invalidValue("RedrivePolicy", policy, reason)
+}
+
+// ParseRedrivePolicy parses the JSON form of a RedrivePolicy attribute. The
+// errors are AWS's: InvalidParameterValue naming the policy and the reason.
+func ParseRedrivePolicy(s string) (RedrivePolicy, error) {
+	var raw map[string]json.RawMessage
+	dec := json.NewDecoder(strings.NewReader(s))
+	if err := dec.Decode(&raw); err != nil || raw == nil {
+		return RedrivePolicy{}, errRedrive(s, "Invalid JSON.")
+	}
+	count, ok := raw["maxReceiveCount"]
+	if !ok {
+		return RedrivePolicy{}, errRedrive(s, "Redrive policy does not contain mandatory attribute: maxReceiveCount.")
+	}
+	target, ok := raw["deadLetterTargetArn"]
+	if !ok {
+		return RedrivePolicy{}, errRedrive(s, "Redrive policy does not contain mandatory attribute: deadLetterTargetArn.")
+	}
+	var p RedrivePolicy
+	if err := json.Unmarshal(target, &p.DeadLetterTargetArn); err != nil || p.DeadLetterTargetArn == "" {
+		return RedrivePolicy{}, errRedrive(s, "Invalid value for deadLetterTargetArn.")
+	}
+	// AWS returns a number but accepts the string form the console sends.
+	text := string(bytes.Trim(count, `"`))
+	n, err := strconv.Atoi(text)
+	if err != nil {
+		return RedrivePolicy{}, errRedrive(s, "Invalid value for maxReceiveCount: "+text+", valid values are from 1 to 1000 both inclusive.")
+	}
+	p.MaxReceiveCount = n
+	if err := p.validate(); err != nil {
+		return RedrivePolicy{}, err
+	}
+	return p, nil
+}
+
+func (p RedrivePolicy) validate() *Error {
+	if p.MaxReceiveCount < 1 || p.MaxReceiveCount > 1000 {
+		return errRedrive(p.String(), "Invalid value for maxReceiveCount: "+strconv.Itoa(p.MaxReceiveCount)+", valid values are from 1 to 1000 both inclusive.")
+	}
+	if !strings.HasPrefix(p.DeadLetterTargetArn, "arn:") || strings.Count(p.DeadLetterTargetArn, ":") != 5 {
+		return errRedrive(p.String(), "Invalid value for deadLetterTargetArn.")
+	}
+	return nil
+}
+
+// ParseRedriveAllowPolicy parses the JSON form of a RedriveAllowPolicy
+// attribute, failing with InvalidParameterValue.
+func ParseRedriveAllowPolicy(s string) (RedriveAllowPolicy, error) {
+	var raw struct {
+		RedrivePermission *string  `json:"redrivePermission"`
+		SourceQueueArns   []string `json:"sourceQueueArns"`
+	}
+	if err := json.Unmarshal([]byte(s), &raw); err != nil {
+		return RedriveAllowPolicy{}, invalidValue("RedriveAllowPolicy", s, "Invalid JSON.")
+	}
+	if raw.RedrivePermission == nil {
+		return RedriveAllowPolicy{}, invalidValue("RedriveAllowPolicy", s, "Redrive allow policy does not contain mandatory attribute: redrivePermission.")
+	}
+	p := RedriveAllowPolicy{RedrivePermission: *raw.RedrivePermission, SourceQueueArns: raw.SourceQueueArns}
+	if err := p.validate(); err != nil {
+		return RedriveAllowPolicy{}, err
+	}
+	return p, nil
+}
+
+func (p RedriveAllowPolicy) validate() *Error {
+	bad := func(reason string) *Error { return invalidValue("RedriveAllowPolicy", p.String(), reason) }
+	switch p.RedrivePermission {
+	case RedriveAllowAll, RedriveDenyAll:
+		if len(p.SourceQueueArns) > 0 {
+			return bad("sourceQueueArns can only be specified when redrivePermission is byQueue.")
+		}
+	case RedriveByQueue:
+		if len(p.SourceQueueArns) == 0 || len(p.SourceQueueArns) > 10 {
+			return bad("byQueue needs between 1 and 10 sourceQueueArns.")
+		}
+		for _, a := range p.SourceQueueArns {
+			if !strings.HasPrefix(a, "arn:") || strings.Count(a, ":") != 5 {
+				return bad("Invalid value for sourceQueueArns.")
+			}
+		}
+	default:
+		return bad("Invalid value for redrivePermission.")
+	}
+	return nil
+}
+
+// checkRedriveTarget applies the broker-level rules of a RedrivePolicy set on
+// the queue named src (ARN srcArn, type fifo): the DLQ exists in this
+// account and region, has the same type, and allows src. target is the DLQ
+// found in the queue table; the caller holds b.mu or has looked it up.
+func (b *Broker) checkRedriveTarget(p RedrivePolicy, srcArn string, fifo bool, target *Queue) *Error {
+	parts := strings.Split(p.DeadLetterTargetArn, ":")
+	switch {
+	case parts[4] != b.cfg.accountID:
+		return errRedrive(p.String(), "Dead-letter target owner should be same as the source.")
+	case parts[3] != b.cfg.region:
+		return errRedrive(p.String(), "Dead-letter target must be in same region as the source.")
+	case target == nil || target.arn != p.DeadLetterTargetArn:
+		return errRedrive(p.String(), "Dead letter target does not exist.")
+	case target.fifo != fifo:
+		return errRedrive(p.String(), "Dead-letter queue must be same type of queue as the source.")
+	}
+	target.mu.Lock()
+	allowed := target.settings.allow.allows(srcArn)
+	target.mu.Unlock()
+	if !allowed {
+		return errRedrive(p.String(), "Dead-letter target does not allow this queue as a source.")
+	}
+	return nil
+}
+
+// queueByARN returns the live queue with that ARN. Caller holds b.mu.
+func (b *Broker) queueByARNLocked(arn string) *Queue {
+	name, ok := b.resolve(arn)
+	if !ok || !strings.HasPrefix(arn, "arn:") {
+		return nil
+	}
+	return b.queues[name]
+}
+
+// ListDeadLetterSourceQueuesInput is the input of
+// [Queue.ListDeadLetterSourceQueues].
+type ListDeadLetterSourceQueuesInput struct {
+	MaxResults Optional[int] // 1–1,000; unset returns up to 1,000 and no NextToken
+	NextToken  string
+}
+
+// ListDeadLetterSourceQueues lists, in name order, the URLs of the queues
+// whose RedrivePolicy names q as dead-letter queue.
+func (q *Queue) ListDeadLetterSourceQueues(ctx context.Context, in ListDeadLetterSourceQueuesInput) (ListQueuesOutput, error) {
+	if _, err := q.lock(); err != nil {
+		return ListQueuesOutput{}, err
+	}
+	q.mu.Unlock()
+	names := q.b.sourcesOf(q.arn)
+	page, next, err := paginate(names, in.MaxResults, in.NextToken)
+	if err != nil {
+		return ListQueuesOutput{}, err
+	}
+	out := ListQueuesOutput{NextToken: next}
+	for _, name := range page {
+		out.QueueURLs = append(out.QueueURLs, q.b.queueURL(name))
+	}
+	return out, nil
+}
+
+// sourcesOf returns the sorted names of the queues whose redrive policy
+// targets the ARN dlq.
+func (b *Broker) sourcesOf(dlq string) []string {
+	b.mu.Lock()
+	qs := make([]*Queue, 0, len(b.queues))
+	for _, q := range b.queues {
+		qs = append(qs, q)
+	}
+	b.mu.Unlock()
+	var names []string
+	for _, q := range qs {
+		q.mu.Lock()
+		if p := q.settings.redrive; p != nil && p.DeadLetterTargetArn == dlq && !q.deleted {
+			names = append(names, q.name)
+		}
+		q.mu.Unlock()
+	}
+	sort.Strings(names)
+	return names
+}
+
+// syncRedriveTarget publishes the DLQ ARN of the current policy. Caller
+// holds q.mu or owns q exclusively.
+func (q *Queue) syncRedriveTarget() {
+	if p := q.settings.redrive; p != nil {
+		arn := p.DeadLetterTargetArn
+		q.redriveTarget.Store(&arn)
+		return
+	}
+	q.redriveTarget.Store(nil)
+}
+
+// lockReceive locks q for a receive and, when q has a redrive policy whose
+// dead-letter queue exists, that queue too, both in queue-id order so that
+// chains and cycles of DLQs cannot deadlock. dlq is nil when there is none.
+func (q *Queue) lockReceive() (now int64, dlq *Queue, err error) {
+	for {
+		target := q.redriveTarget.Load()
+		if target == nil {
+			now, err := q.lock()
+			if err == nil && q.redriveTarget.Load() != nil {
+				q.mu.Unlock() // a policy appeared meanwhile
+				continue
+			}
+			return now, nil, err
+		}
+		q.b.mu.Lock()
+		dlq = q.b.queueByARNLocked(*target)
+		q.b.mu.Unlock()
+		if dlq == nil || dlq == q {
+			now, err := q.lock()
+			if err == nil && q.redriveTarget.Load() != target {
+				q.mu.Unlock()
+				continue
+			}
+			return now, nil, err // no DLQ to lock (or the queue is its own)
+		}
+		if q.b.closed() {
+			return 0, nil, ErrClosed
+		}
+		q.b.syncTasks()
+		now = q.b.clock.Now().UnixNano()
+		first, second := q, dlq
+		if dlq.id < q.id {
+			first, second = dlq, q
+		}
+		first.mu.Lock()
+		second.mu.Lock()
+		if q.deleted {
+			q.mu.Unlock()
+			dlq.mu.Unlock()
+			return 0, nil, errQueueDoesNotExist()
+		}
+		if q.redriveTarget.Load() != target {
+			q.mu.Unlock()
+			dlq.mu.Unlock()
+			continue
+		}
+		q.advance(now)
+		if dlq.deleted {
+			dlq.mu.Unlock()
+			return now, nil, nil
+		}
+		dlq.advance(now)
+		return now, dlq, nil
+	}
+}
+
+func (q *Queue) unlockReceive(dlq *Queue) {
+	if dlq != nil {
+		dlq.mu.Unlock()
+	}
+	q.mu.Unlock()
+}
+
+// deadLetter moves m to dlq instead of delivering it when m has used up the
+// deliveries its redrive policy allows (§7.2). It reports whether it moved
+// m. Caller holds q.mu and dlq.mu.
+func (q *Queue) deadLetter(m *message, dlq *Queue, now int64) bool {
+	p := q.settings.redrive
+	if p == nil || int(m.receiveCount) < p.MaxReceiveCount {
+		return false
+	}
+	if dlq == nil || !dlq.settings.allow.allows(q.arn) {
+		q.counters.DeadLetterFailures++
+		return false
+	}
+	moved := &message{
+		id:             m.id,
+		body:           m.body,
+		sentAt:         m.sentAt,
+		receiveCount:   m.receiveCount,
+		firstReceiveAt: m.firstReceiveAt,
+	}
+	moved.md5.p.Store(m.md5.p.Load())
+	ext := messageExt{}
+	if m.ext != nil {
+		ext = *m.ext
+		ext.group, ext.seqNum = nil, 0
+	}
+	ext.dlqSource = q.arn
+	enqueued := m.enqueuedAt // standard: retention keeps counting
+	if dlq.fifo {
+		ext.dedupID = m.id // independent messages that shared an id stay apart
+		enqueued = now     // FIFO: retention restarts
+		dlq.f.seqNum++
+		ext.seqNum = sequenceBase + dlq.f.seqNum
+	}
+	moved.ext = &ext
+	q.remove(m)
+	q.counters.MovedToDLQ++
+	dlq.storeAt(moved, enqueued, now, 0)
+	dlq.counters.DeadLettered++
+	dlq.wake(now)
+	return true
+}
