@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -27,10 +28,13 @@ type Broker struct {
 	done      chan struct{} // closed by Close
 	closeOnce sync.Once
 
+	runningTasks atomic.Int32 // move tasks not yet finished; read without mu
+
 	mu        sync.Mutex // guards the fields below
 	queues    map[string]*Queue
 	deletedAt map[string]time.Time
 	nextID    uint64
+	tasks     taskTable
 }
 
 // NewBroker returns an empty broker configured by opts.
@@ -161,6 +165,7 @@ func (b *Broker) GetQueue(ctx context.Context, ref string) (*Queue, error) {
 	if b.closed() {
 		return nil, ErrClosed
 	}
+	b.syncTasks()
 	name, ok := b.resolve(ref)
 	if !ok {
 		return nil, errQueueDoesNotExist()

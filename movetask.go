@@ -1,4 +1,514 @@
 package sqsq
 
-// syncTasks brings running move tasks up to the clock's now.
-func (b *Broker) syncTasks() {}
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Statuses of a message move task.
+const (
+	MoveTaskRunning    = "RUNNING"
+	MoveTaskCancelling = "CANCELLING"
+	MoveTaskCancelled  = "CANCELLED"
+	MoveTaskCompleted  = "COMPLETED"
+	MoveTaskFailed     = "FAILED"
+)
+
+// FailureReason values of failed move tasks.
+const (
+	// MoveTaskNonExistentQueue: a destination queue does not exist (or no
+	// longer does), or a message has no known source queue to go back to.
+	MoveTaskNonExistentQueue = "AWS.SimpleQueueService.NonExistentQueue"
+	// MoveTaskTimedOut: the task ran for 36 hours of clock time (sqsq's
+	// name; AWS's is not documented).
+	MoveTaskTimedOut = "TaskDurationExceeded"
+)
+
+const (
+	moveTaskMaxDuration = 36 * time.Hour
+	moveTaskDefaultRate = 500 // messages per second when the request sets none
+	moveTaskMaxActive   = 100 // per account
+)
+
+// StartMoveTaskInput is the input of [Broker.StartMoveTask].
+type StartMoveTaskInput struct {
+	// SourceArn is the dead-letter queue to move messages out of.
+	SourceArn string
+	// DestinationArn, if set, receives every message; otherwise each message
+	// goes back to the queue it was dead-lettered from.
+	DestinationArn string
+	// MaxNumberOfMessagesPerSecond, 1–500; unset moves at 500 per second.
+	MaxNumberOfMessagesPerSecond Optional[int]
+}
+
+// MoveTask describes a message move task as ListMessageMoveTasks does.
+// Fields AWS omits are zero: TaskHandle unless RUNNING, DestinationArn and
+// MaxNumberOfMessagesPerSecond unless given, FailureReason unless FAILED.
+type MoveTask struct {
+	TaskHandle                        string
+	Status                            string
+	SourceArn                         string
+	DestinationArn                    string
+	MaxNumberOfMessagesPerSecond      Optional[int]
+	ApproximateNumberOfMessagesMoved  int64
+	ApproximateNumberOfMessagesToMove int64
+	FailureReason                     string
+	StartedTimestamp                  int64 // epoch milliseconds
+}
+
+// moveTask is a running or finished task. Lock order: moveTask.mu before
+// any Queue.mu; never take it while holding a queue lock.
+type moveTask struct {
+	b        *Broker
+	id       string
+	handle   string
+	seq      uint64 // start order, for newest-first listings
+	source   *Queue
+	destArn  string
+	rate     int
+	rateSet  bool
+	started  int64 // unix ns
+	stopped  chan struct{}
+	stopOnce sync.Once
+	active   atomic.Bool // RUNNING or CANCELLING; read under Broker.mu, so atomic
+
+	mu         sync.Mutex // guards the fields below
+	status     string
+	failure    string
+	toMove     int64
+	moved      int64
+	cancelTime int64 // clock instant of CancelMoveTask
+}
+
+// taskTable is the broker's move tasks, guarded by Broker.mu.
+type taskTable struct {
+	all     []*moveTask
+	nextSeq uint64
+}
+
+// StartMoveTask starts moving the available messages of a dead-letter queue
+// back to their source queues, or to DestinationArn (StartMessageMoveTask).
+// The task runs on the broker's clock: it moves the first message at once
+// and then MaxNumberOfMessagesPerSecond messages per second of clock time,
+// oldest first, each as a new message (new MessageId, retention restarting).
+// It returns the task handle while the task is RUNNING. Errors: a missing
+// source or destination is ResourceNotFoundException; a source that is no
+// queue's dead-letter queue, a second active task for the source, a rate
+// outside 1–500 or a destination of the other queue type is
+// InvalidParameterValue.
+func (b *Broker) StartMoveTask(ctx context.Context, in StartMoveTaskInput) (string, error) {
+	if b.closed() {
+		return "", ErrClosed
+	}
+	rate, rateSet := in.MaxNumberOfMessagesPerSecond.Get()
+	if rateSet && (rate < 1 || rate > 500) {
+		return "", invalidValue("MaxNumberOfMessagesPerSecond", rate, "The value must be between 1 and 500.")
+	}
+	if !rateSet {
+		rate = moveTaskDefaultRate
+	}
+	b.syncTasks()
+	b.mu.Lock()
+	src := b.queueByARNLocked(in.SourceArn)
+	var dst *Queue
+	if in.DestinationArn != "" {
+		dst = b.queueByARNLocked(in.DestinationArn)
+	}
+	active := 0
+	for _, t := range b.tasks.all {
+		if t.isActive() {
+			active++
+			if t.source == src {
+				b.mu.Unlock()
+				return "", newError(CodeInvalidParameterValue, "There is already a task running. Only one active task is allowed for a source queue arn at a given time.")
+			}
+		}
+	}
+	b.mu.Unlock()
+	switch {
+	case src == nil:
+		return "", newError(CodeResourceNotFound, "The resource that you specified for the SourceArn parameter doesn't exist.")
+	case len(b.sourcesOf(src.arn)) == 0:
+		return "", newError(CodeInvalidParameterValue, "Source queue must be configured as a Dead Letter Queue.")
+	case in.DestinationArn != "" && dst == nil:
+		return "", newError(CodeResourceNotFound, "The resource that you specified for the DestinationArn parameter doesn't exist.")
+	case dst != nil && dst.fifo != src.fifo:
+		return "", invalidValue("DestinationArn", in.DestinationArn, "The destination queue must be of the same type as the source queue.")
+	case active >= moveTaskMaxActive:
+		return "", newError(CodeInvalidParameterValue, "You have reached the limit of %d active message move tasks.", moveTaskMaxActive)
+	}
+
+	now, err := src.lock()
+	if err != nil {
+		return "", newError(CodeResourceNotFound, "The resource that you specified for the SourceArn parameter doesn't exist.")
+	}
+	toMove := int64(src.nAvail)
+	src.mu.Unlock()
+
+	id := b.ids()
+	handleJSON, _ := json.Marshal(struct {
+		TaskID    string `json:"taskId"`
+		SourceArn string `json:"sourceArn"`
+	}{id, src.arn})
+	t := &moveTask{
+		b: b, id: id, handle: base64.StdEncoding.EncodeToString(handleJSON),
+		source: src, destArn: in.DestinationArn, rate: rate, rateSet: rateSet,
+		started: now, stopped: make(chan struct{}),
+		status: MoveTaskRunning, toMove: toMove,
+	}
+	b.mu.Lock()
+	for _, other := range b.tasks.all { // lost a race with another start?
+		if other.source == src && other.isActive() {
+			b.mu.Unlock()
+			return "", newError(CodeInvalidParameterValue, "There is already a task running. Only one active task is allowed for a source queue arn at a given time.")
+		}
+	}
+	b.tasks.nextSeq++
+	t.seq = b.tasks.nextSeq
+	t.active.Store(true)
+	b.tasks.all = append(b.tasks.all, t)
+	b.runningTasks.Add(1)
+	b.mu.Unlock()
+	go t.run()
+	return t.handle, nil
+}
+
+func (t *moveTask) isActive() bool { return t.active.Load() }
+
+// run wakes the task at each instant it is due to move a message, so that
+// receivers parked on a destination see redriven messages in time. The
+// task's state never depends on it: every call brings tasks up to date from
+// the clock first (syncTasks).
+func (t *moveTask) run() {
+	clk := t.b.clock
+	for {
+		t.mu.Lock()
+		next, ok := t.nextDue()
+		t.mu.Unlock()
+		if !ok {
+			return
+		}
+		now := clk.Now().UnixNano()
+		timer := clk.Timer(time.Duration(next - now))
+		if clk.Now().UnixNano() != now { // the clock moved while arming
+			timer.Stop()
+			t.advance()
+			continue
+		}
+		select {
+		case <-timer.C:
+		case <-t.stopped:
+			timer.Stop()
+			return
+		case <-t.b.done:
+			timer.Stop()
+			return
+		}
+		t.advance()
+	}
+}
+
+// nextDue is the clock instant of the task's next step: its next message,
+// or the end of its time. Caller holds t.mu.
+func (t *moveTask) nextDue() (int64, bool) {
+	switch t.status {
+	case MoveTaskRunning:
+		return min(t.dueAt(t.moved), t.started+int64(moveTaskMaxDuration)), true
+	case MoveTaskCancelling:
+		return t.cancelTime + 1, true
+	}
+	return 0, false
+}
+
+// syncTasks brings every running move task up to the clock's now. It is
+// called at the start of every operation, with no queue lock held, so that
+// progress is visible to the very next call after the clock moves.
+func (b *Broker) syncTasks() {
+	if b.runningTasks.Load() == 0 {
+		return
+	}
+	b.mu.Lock()
+	var active []*moveTask
+	for _, t := range b.tasks.all {
+		if t.isActive() {
+			active = append(active, t)
+		}
+	}
+	b.mu.Unlock()
+	for _, t := range active {
+		t.advance()
+	}
+}
+
+// advance moves the messages that are due by now and settles the status.
+func (t *moveTask) advance() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	now := t.b.clock.Now().UnixNano()
+	switch t.status {
+	case MoveTaskCancelling:
+		if now > t.cancelTime {
+			t.finish(MoveTaskCancelled, "")
+		}
+		return
+	case MoveTaskRunning:
+	default:
+		return
+	}
+	deadline := t.started + int64(moveTaskMaxDuration)
+	for t.moved < t.toMove {
+		at := t.dueAt(t.moved)
+		if at > now || at > deadline {
+			break
+		}
+		moved, failure, done := t.moveOne(at, now)
+		if failure != "" {
+			t.finish(MoveTaskFailed, failure)
+			return
+		}
+		if done {
+			t.finish(MoveTaskCompleted, "")
+			return
+		}
+		if moved {
+			t.moved++
+		}
+	}
+	if t.moved >= t.toMove {
+		t.finish(MoveTaskCompleted, "")
+	} else if now >= deadline {
+		t.finish(MoveTaskFailed, MoveTaskTimedOut)
+	}
+}
+
+// dueAt is the clock instant the task moves its k-th message (from 0): the
+// first one as soon as the clock moves past the start, then one every
+// 1/rate seconds, so k messages take (k-1)/rate seconds (4 at 1/s: 3 s, as
+// recorded on AWS).
+func (t *moveTask) dueAt(k int64) int64 {
+	return t.started + max(1, k*int64(time.Second)/int64(t.rate))
+}
+
+// finish ends the task. Caller holds t.mu.
+func (t *moveTask) finish(status, failure string) {
+	t.status, t.failure = status, failure
+	t.stopOnce.Do(func() {
+		t.active.Store(false)
+		close(t.stopped)
+		t.b.runningTasks.Add(-1)
+	})
+}
+
+// moveOne moves the oldest available message of the source to its
+// destination as a new message enqueued at the instant at. done reports that
+// the source has nothing left to move; failure ends the task.
+func (t *moveTask) moveOne(at, now int64) (moved bool, failure string, done bool) {
+	src := t.source
+	src.mu.Lock()
+	if src.deleted {
+		src.mu.Unlock()
+		return false, MoveTaskNonExistentQueue, false
+	}
+	src.advance(now)
+	m := src.nextMovable()
+	if m == nil {
+		src.mu.Unlock()
+		return false, "", true
+	}
+	destArn := t.destArn
+	if destArn == "" && m.ext != nil {
+		destArn = m.ext.dlqSource
+	}
+	src.mu.Unlock()
+	if destArn == "" {
+		return false, MoveTaskNonExistentQueue, false
+	}
+	t.b.mu.Lock()
+	dst := t.b.queueByARNLocked(destArn)
+	t.b.mu.Unlock()
+	if dst == nil || dst == src {
+		return false, MoveTaskNonExistentQueue, false
+	}
+	first, second := src, dst
+	if dst.id < src.id {
+		first, second = dst, src
+	}
+	first.mu.Lock()
+	second.mu.Lock()
+	defer first.mu.Unlock()
+	defer second.mu.Unlock()
+	if dst.deleted || src.deleted {
+		return false, MoveTaskNonExistentQueue, false
+	}
+	src.advance(now)
+	dst.advance(now)
+	if src.nextMovable() != m { // changed while unlocked: try again
+		return false, "", false
+	}
+	src.redriveTo(m, dst, at, now)
+	return true, "", false
+}
+
+// nextMovable is the message a move task takes next: the one a receive would
+// return first. Caller holds q.mu.
+func (q *Queue) nextMovable() *message {
+	if q.fifo {
+		for {
+			e, ok := q.f.availGroups.Peek()
+			if !ok {
+				return nil
+			}
+			g := e.Val
+			if e.Gen == g.gen && g.head < len(g.msgs) && g.msgs[g.head].state == stateAvailable {
+				return g.msgs[g.head]
+			}
+			q.f.availGroups.Pop()
+		}
+	}
+	for {
+		e, ok := q.avail.Peek()
+		if !ok {
+			return nil
+		}
+		if e.Gen == e.Val.gen && e.Val.state == stateAvailable {
+			return e.Val
+		}
+		q.avail.Pop()
+	}
+}
+
+// redriveTo moves m to dst as a new message: new MessageId, enqueued at at,
+// never received; body, attributes and FIFO group and deduplication ids
+// kept (§8.2). Caller holds q.mu and dst.mu.
+func (q *Queue) redriveTo(m *message, dst *Queue, at, now int64) {
+	nm := &message{id: q.b.ids(), body: m.body, sentAt: at / int64(time.Millisecond)}
+	nm.md5.p.Store(m.md5.p.Load())
+	if m.ext != nil {
+		ext := *m.ext
+		ext.group, ext.seqNum, ext.dlqSource = nil, 0, ""
+		if ext.attrs != nil || ext.sysAttrs != nil || ext.groupID != "" {
+			nm.ext = &ext
+		}
+	}
+	if dst.fifo && nm.ext != nil {
+		dst.f.seqNum++
+		nm.ext.seqNum = sequenceBase + dst.f.seqNum
+	}
+	q.remove(m)
+	q.counters.RedrivenOut++
+	nm.firstReceiveAt = notReceived
+	availableAt := max(at+int64(dst.settings.delay), now)
+	if dst.settings.delay > 0 && at+int64(dst.settings.delay) > now {
+		dst.storeAt(nm, at, now, time.Duration(at+int64(dst.settings.delay)-now))
+	} else {
+		dst.storeAt(nm, at, availableAt, 0)
+	}
+	dst.counters.RedrivenIn++
+	dst.wake(now)
+}
+
+// ListMoveTasks lists the most recent move tasks of a source queue, newest
+// first (ListMessageMoveTasks). maxResults is 1–10, default 1.
+func (b *Broker) ListMoveTasks(ctx context.Context, sourceArn string, maxResults Optional[int]) ([]MoveTask, error) {
+	if b.closed() {
+		return nil, ErrClosed
+	}
+	n := maxResults.Or(1)
+	if n < 1 || n > 10 {
+		return nil, invalidValue("MaxResults", n, "MaxResults must be an integer between 1 and 10.")
+	}
+	b.syncTasks()
+	b.mu.Lock()
+	src := b.queueByARNLocked(sourceArn)
+	if src == nil {
+		b.mu.Unlock()
+		return nil, newError(CodeResourceNotFound, "The resource that you specified for the SourceArn parameter doesn't exist.")
+	}
+	var tasks []*moveTask
+	for _, t := range b.tasks.all {
+		if t.source.arn == sourceArn {
+			tasks = append(tasks, t)
+		}
+	}
+	b.mu.Unlock()
+	sort.Slice(tasks, func(i, j int) bool { return tasks[i].seq > tasks[j].seq })
+	if len(tasks) > n {
+		tasks = tasks[:n]
+	}
+	out := make([]MoveTask, 0, len(tasks))
+	for _, t := range tasks {
+		out = append(out, t.describe())
+	}
+	return out, nil
+}
+
+func (t *moveTask) describe() MoveTask {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	d := MoveTask{
+		Status:                            t.status,
+		SourceArn:                         t.source.arn,
+		DestinationArn:                    t.destArn,
+		ApproximateNumberOfMessagesMoved:  t.moved,
+		ApproximateNumberOfMessagesToMove: t.toMove,
+		StartedTimestamp:                  t.started / int64(time.Millisecond),
+	}
+	if t.status == MoveTaskRunning {
+		d.TaskHandle = t.handle
+	}
+	if t.rateSet {
+		d.MaxNumberOfMessagesPerSecond = Some(t.rate)
+	}
+	if t.status == MoveTaskFailed {
+		d.FailureReason = t.failure
+	}
+	return d
+}
+
+// CancelMoveTask cancels a running move task (CancelMessageMoveTask) and
+// returns how many messages it had moved; moved messages stay moved. The
+// task reads CANCELLING until the clock moves on, then CANCELLED. Errors:
+// InvalidParameterValue for a malformed handle or a task not RUNNING,
+// ResourceNotFoundException for an unknown source queue or task.
+func (b *Broker) CancelMoveTask(ctx context.Context, taskHandle string) (int64, error) {
+	if b.closed() {
+		return 0, ErrClosed
+	}
+	var h struct {
+		TaskID    string `json:"taskId"`
+		SourceArn string `json:"sourceArn"`
+	}
+	raw, err := base64.StdEncoding.DecodeString(taskHandle)
+	if err != nil || json.Unmarshal(raw, &h) != nil || h.TaskID == "" || h.SourceArn == "" {
+		return 0, newError(CodeInvalidParameterValue, "Value for parameter TaskHandle is invalid.")
+	}
+	b.syncTasks()
+	b.mu.Lock()
+	src := b.queueByARNLocked(h.SourceArn)
+	var task *moveTask
+	for _, t := range b.tasks.all {
+		if t.id == h.TaskID && t.source.arn == h.SourceArn {
+			task = t
+		}
+	}
+	b.mu.Unlock()
+	switch {
+	case src == nil:
+		return 0, newError(CodeResourceNotFound, "The resource that you specified for the SourceArn parameter doesn't exist.")
+	case task == nil:
+		return 0, newError(CodeResourceNotFound, "Task does not exist.")
+	}
+	task.mu.Lock()
+	defer task.mu.Unlock()
+	if task.status != MoveTaskRunning {
+		return 0, invalidValue("TaskHandle", taskHandle, "Only a task in the RUNNING status can be cancelled.")
+	}
+	task.status = MoveTaskCancelling
+	task.cancelTime = b.clock.Now().UnixNano()
+	return task.moved, nil
+}

@@ -145,6 +145,7 @@ func (q *Queue) lock() (int64, error) {
 	if q.b.closed() {
 		return 0, ErrClosed
 	}
+	q.b.syncTasks()
 	now := q.b.clock.Now().UnixNano()
 	q.mu.Lock()
 	if q.deleted {

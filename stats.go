@@ -24,6 +24,8 @@ type Counters struct {
 	MovedToDLQ            int64 // messages this queue moved to its dead-letter queue
 	DeadLetterFailures    int64 // moves due but not made: the DLQ is gone or forbids this source
 	DeadLettered          int64 // messages moved into this queue as a dead-letter queue
+	RedrivenOut           int64 // messages a move task took out of this queue
+	RedrivenIn            int64 // messages a move task brought into this queue
 	// FIFO queues
 	DuplicatesSuppressed    int64 // NumberOfDeduplicatedSentMessages: sends answered from the dedup cache
 	ExpiredHandleRejections int64 // deletes and visibility changes refused with an expired handle
