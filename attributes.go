@@ -49,6 +49,8 @@ type QueueAttributes struct {
 	// RedriveAllowPolicy says which queues may use this one as their
 	// dead-letter queue; Some(nil) removes it (everyone may).
 	RedriveAllowPolicy Optional[*RedriveAllowPolicy]
+
+	redriveJSON string // RedrivePolicy as parsed from the wire, quoted in errors
 }
 
 // Queue attribute names, as SQS spells them.
@@ -163,6 +165,7 @@ func ParseQueueAttributes(m map[string]string) (QueueAttributes, error) {
 				return QueueAttributes{}, err
 			}
 			a.RedrivePolicy = Some(&p)
+			a.redriveJSON = v
 		case AttrRedriveAllowPolicy:
 			if v == "" {
 				a.RedriveAllowPolicy = Some[*RedriveAllowPolicy](nil)
@@ -237,7 +240,7 @@ func (a QueueAttributes) validate() *Error {
 		return err
 	}
 	if k, ok := a.KmsMasterKeyId.Get(); ok && k != "" && a.SqsManagedSseEnabled.Or(false) {
-		return newError(CodeInvalidAttributeName, "You can use one type of server-side encryption (SSE) at one time. You can either enable KMS SSE or SQS SSE.")
+		return errSSEExclusive()
 	}
 	if p, ok := a.Policy.Get(); ok && len(p) > 8192 {
 		return errInvalidAttrValue(AttrPolicy)
@@ -249,7 +252,7 @@ func (a QueueAttributes) validate() *Error {
 		return errInvalidAttrValue(AttrFifoThroughputLimit)
 	}
 	if p, _ := a.RedrivePolicy.Get(); p != nil {
-		if err := p.validate(); err != nil {
+		if err := p.validate(a.redriveJSON); err != nil {
 			return err
 		}
 	}
@@ -259,6 +262,10 @@ func (a QueueAttributes) validate() *Error {
 		}
 	}
 	return nil
+}
+
+func errSSEExclusive() *Error {
+	return newError(CodeInvalidAttributeName, "You can use one type of server-side encryption (SSE) at one time. You can either enable KMS SSE or SQS SSE.")
 }
 
 // Values of DeduplicationScope and FifoThroughputLimit.
@@ -273,6 +280,9 @@ const (
 // FIFO combination rule against the values the queue will have. The messages
 // are the ones AWS answers with.
 func (a QueueAttributes) checkType(fifo bool, cur queueSettings) *Error {
+	if a.SqsManagedSseEnabled.Or(false) && cur.kmsKey != "" && a.KmsMasterKeyId.Or(cur.kmsKey) != "" {
+		return errSSEExclusive()
+	}
 	if !fifo {
 		switch {
 		case a.ContentBasedDeduplication.IsSet():
@@ -498,6 +508,9 @@ func sortedKeys[V any](m map[string]V) []string {
 // that are unset (Policy, KMS) are omitted; an unknown name fails with
 // InvalidAttributeName. No names give an empty map.
 func (q *Queue) GetAttributes(ctx context.Context, names ...string) (map[string]string, error) {
+	if err := q.check(); err != nil {
+		return nil, err
+	}
 	all := false
 	for _, n := range names {
 		switch {
@@ -549,6 +562,9 @@ func knownAttribute(name string, fifo bool) bool {
 // validated before any is applied; LastModifiedTimestamp becomes now. A
 // shorter MessageRetentionPeriod expires older messages at once.
 func (q *Queue) SetAttributes(ctx context.Context, attrs QueueAttributes) error {
+	if err := q.check(); err != nil {
+		return err
+	}
 	if err := attrs.validate(); err != nil {
 		return err
 	}
@@ -564,7 +580,7 @@ func (q *Queue) SetAttributes(ctx context.Context, attrs QueueAttributes) error 
 		q.b.mu.Lock()
 		target := q.b.queueByARNLocked(p.DeadLetterTargetArn)
 		q.b.mu.Unlock()
-		if err := q.b.checkRedriveTarget(*p, q.arn, q.fifo, target); err != nil {
+		if err := q.b.checkRedriveTarget(*p, attrs.redriveJSON, q.arn, q.fifo, target); err != nil {
 			return err
 		}
 	}

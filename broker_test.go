@@ -717,3 +717,24 @@ func TestClose(t *testing.T) {
 		t.Errorf("ErrClosed = %+v, want a receiver fault with HTTP status 503", e)
 	}
 }
+
+func TestDeletedQueueIsCheckedBeforeParameters(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	if err := f.q.DeleteQueue(f.ctx); err != nil {
+		t.Fatal(err)
+	}
+	errs := map[string]error{}
+	_, errs["Receive"] = f.q.Receive(f.ctx, sqsq.ReceiveInput{MaxNumberOfMessages: 11})
+	_, errs["GetAttributes"] = f.q.GetAttributes(f.ctx, "Bogus")
+	errs["SetAttributes"] = f.q.SetAttributes(f.ctx, sqsq.QueueAttributes{DelaySeconds: sqsq.Some(time.Hour)})
+	errs["Tag"] = f.q.Tag(f.ctx, map[string]string{"aws:k": "v"})
+	_, errs["SendBatch"] = f.q.SendBatch(f.ctx, nil)
+	_, errs["DeleteBatch"] = f.q.DeleteBatch(f.ctx, nil)
+	_, errs["ChangeVisibilityBatch"] = f.q.ChangeVisibilityBatch(f.ctx, nil)
+	errs["Send"] = func() error { _, err := f.q.Send(f.ctx, sqsq.SendInput{}); return err }()
+	errs["ChangeVisibility"] = f.q.ChangeVisibility(f.ctx, "INVALID", -time.Second)
+	for op, err := range errs {
+		wantErr(t, err, sqsq.CodeQueueDoesNotExist, "", op+" with bad input on a deleted queue (§3.1: resolve the queue first)")
+	}
+}

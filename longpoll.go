@@ -46,8 +46,10 @@ func (q *Queue) longPoll(ctx context.Context, in *ReceiveInput, max int, deadlin
 		q.unlockReceive(dlq)
 
 		var err error
+		woken := false
 		select {
 		case <-w.wake:
+			woken = true
 		case <-timer.C:
 		case <-ctx.Done():
 			err = ctx.Err()
@@ -64,7 +66,9 @@ func (q *Queue) longPoll(ctx context.Context, in *ReceiveInput, max int, deadlin
 		if _, dlq, err = q.lockReceive(); err != nil {
 			return nil, err
 		}
-		q.counters.LongPollWakeups++
+		if woken {
+			q.counters.LongPollWakeups++
+		}
 	}
 }
 

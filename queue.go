@@ -22,6 +22,8 @@ type Queue struct {
 	arn  string
 	fifo bool
 
+	gone atomic.Bool // deleted; lets methods fail before validating input
+
 	mu       sync.Mutex // guards everything below
 	deleted  bool
 	settings queueSettings
@@ -154,6 +156,18 @@ func (q *Queue) lock() (int64, error) {
 	}
 	q.advance(now)
 	return now, nil
+}
+
+// check fails as every method of a deleted queue (or closed broker) must,
+// before any parameter is looked at (§3.1: the queue is resolved first).
+func (q *Queue) check() error {
+	if q.b.closed() {
+		return ErrClosed
+	}
+	if q.gone.Load() {
+		return errQueueDoesNotExist()
+	}
+	return nil
 }
 
 // advance expires messages past retention and makes visible the delayed and
@@ -310,6 +324,7 @@ func (q *Queue) markDeleted() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.deleted = true
+	q.gone.Store(true)
 	q.dropAll()
 	q.wakeAll()
 }

@@ -78,6 +78,9 @@ func (m *message) bodyMD5() string {
 // queue at its in-flight limit a short poll fails with OverLimit and a long
 // poll returns nothing. Bad parameters fail with InvalidParameterValue.
 func (q *Queue) Receive(ctx context.Context, in ReceiveInput) ([]Message, error) {
+	if err := q.check(); err != nil {
+		return nil, err
+	}
 	max := in.MaxNumberOfMessages
 	if max == 0 {
 		max = 1

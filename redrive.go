@@ -104,18 +104,23 @@ func ParseRedrivePolicy(s string) (RedrivePolicy, error) {
 		return RedrivePolicy{}, errRedrive(s, "Invalid value for maxReceiveCount: "+text+", valid values are from 1 to 1000 both inclusive.")
 	}
 	p.MaxReceiveCount = n
-	if err := p.validate(); err != nil {
+	if err := p.validate(s); err != nil {
 		return RedrivePolicy{}, err
 	}
 	return p, nil
 }
 
-func (p RedrivePolicy) validate() *Error {
+// validate checks ranges; quoted is the policy as the caller sent it, which
+// AWS quotes in its errors ("" for the re-encoded typed value).
+func (p RedrivePolicy) validate(quoted string) *Error {
+	if quoted == "" {
+		quoted = p.String()
+	}
 	if p.MaxReceiveCount < 1 || p.MaxReceiveCount > 1000 {
-		return errRedrive(p.String(), "Invalid value for maxReceiveCount: "+strconv.Itoa(p.MaxReceiveCount)+", valid values are from 1 to 1000 both inclusive.")
+		return errRedrive(quoted, "Invalid value for maxReceiveCount: "+strconv.Itoa(p.MaxReceiveCount)+", valid values are from 1 to 1000 both inclusive.")
 	}
 	if !strings.HasPrefix(p.DeadLetterTargetArn, "arn:") || strings.Count(p.DeadLetterTargetArn, ":") != 5 {
-		return errRedrive(p.String(), "Invalid value for deadLetterTargetArn.")
+		return errRedrive(quoted, "Invalid value for deadLetterTargetArn.")
 	}
 	return nil
 }
@@ -166,23 +171,26 @@ func (p RedriveAllowPolicy) validate() *Error {
 // the queue named src (ARN srcArn, type fifo): the DLQ exists in this
 // account and region, has the same type, and allows src. target is the DLQ
 // found in the queue table; the caller holds b.mu or has looked it up.
-func (b *Broker) checkRedriveTarget(p RedrivePolicy, srcArn string, fifo bool, target *Queue) *Error {
+func (b *Broker) checkRedriveTarget(p RedrivePolicy, quoted, srcArn string, fifo bool, target *Queue) *Error {
+	if quoted == "" {
+		quoted = p.String()
+	}
 	parts := strings.Split(p.DeadLetterTargetArn, ":")
 	switch {
 	case parts[4] != b.cfg.accountID:
-		return errRedrive(p.String(), "Dead-letter target owner should be same as the source.")
+		return errRedrive(quoted, "Dead-letter target owner should be same as the source.")
 	case parts[3] != b.cfg.region:
-		return errRedrive(p.String(), "Dead-letter target must be in same region as the source.")
+		return errRedrive(quoted, "Dead-letter target must be in same region as the source.")
 	case target == nil || target.arn != p.DeadLetterTargetArn:
-		return errRedrive(p.String(), "Dead letter target does not exist.")
+		return errRedrive(quoted, "Dead letter target does not exist.")
 	case target.fifo != fifo:
-		return errRedrive(p.String(), "Dead-letter queue must be same type of queue as the source.")
+		return errRedrive(quoted, "Dead-letter queue must be same type of queue as the source.")
 	}
 	target.mu.Lock()
 	allowed := target.settings.allow.allows(srcArn)
 	target.mu.Unlock()
 	if !allowed {
-		return errRedrive(p.String(), "Dead-letter target does not allow this queue as a source.")
+		return errRedrive(quoted, "Dead-letter target does not allow this queue as a source.")
 	}
 	return nil
 }

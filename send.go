@@ -242,6 +242,9 @@ type SendBatchResult struct {
 // total); an entry that fails validation on its own is reported in Failed
 // while the others are sent, in request order.
 func (q *Queue) SendBatch(ctx context.Context, entries []SendBatchEntry) (SendBatchResult, error) {
+	if err := q.check(); err != nil {
+		return SendBatchResult{}, err
+	}
 	if err := ctx.Err(); err != nil {
 		return SendBatchResult{}, err
 	}

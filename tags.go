@@ -38,6 +38,9 @@ func validTagText(s string) bool {
 // Tag adds tags to the queue, replacing the values of keys it has (TagQueue).
 // Invalid keys or values fail with InvalidParameterValue and change nothing.
 func (q *Queue) Tag(ctx context.Context, tags map[string]string) error {
+	if err := q.check(); err != nil {
+		return err
+	}
 	if err := validateTags(tags); err != nil {
 		return err
 	}

@@ -186,6 +186,9 @@ type BatchResult struct {
 // errors fail the whole call; each entry otherwise behaves like [Queue.Delete]
 // and its failure is reported in Failed while the others are applied.
 func (q *Queue) DeleteBatch(ctx context.Context, entries []DeleteBatchEntry) (BatchResult, error) {
+	if err := q.check(); err != nil {
+		return BatchResult{}, err
+	}
 	if err := ctx.Err(); err != nil {
 		return BatchResult{}, err
 	}
@@ -214,6 +217,9 @@ type ChangeVisibilityBatchEntry struct {
 // ChangeVisibilityBatch changes the visibility of up to 10 messages
 // (ChangeMessageVisibilityBatch), each entry like [Queue.ChangeVisibility].
 func (q *Queue) ChangeVisibilityBatch(ctx context.Context, entries []ChangeVisibilityBatchEntry) (BatchResult, error) {
+	if err := q.check(); err != nil {
+		return BatchResult{}, err
+	}
 	if err := ctx.Err(); err != nil {
 		return BatchResult{}, err
 	}
