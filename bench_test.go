@@ -35,6 +35,14 @@ import (
 // around every single operation would run two stop-the-world
 // runtime.ReadMemStats calls (inside StopTimer and StartTimer) per
 // operation, which disturbs the caches of the very code being measured.
+//
+// Two things about the Go runtime, not sqsq, show in the numbers. A new
+// fixture is warmed up first (see [benchFixture.warmUp]). And the GC runs
+// at a pace set by the live heap: a 1k-deep queue's heap is a few MB, so
+// the GC runs every ~10k operations inside the timed loop, while a 1M-deep
+// queue's 240 MB heap reaches no GC within 200k operations. Shallow queues
+// can therefore look slower than deep ones; to compare sqsq's own work
+// across depths, run with GOGC=off GOMEMLIMIT=4GiB as well.
 
 // benchBody is the 1 KiB body the benchmarks send. Sharing one string keeps
 // a 1M-message fixture small; sqsq stores the string without copying it, so
@@ -121,8 +129,38 @@ func newBenchFixture(tb testing.TB, d benchDepth) *benchFixture {
 		left -= len(msgs)
 	}
 	f.send(tb, d.avail)
+	f.warmUp(tb, benchWarmUp)
 	f.check(tb)
 	return f
+}
+
+// benchWarmUp is how many send → receive → delete cycles run on a new
+// fixture before it is measured.
+const benchWarmUp = 200_000
+
+// warmUp runs n cycles, leaving the depth as it was, and collects their
+// garbage. Right after a fill every allocation needs a span fresh from the
+// heap (mcentral.grow zeroes its heap bits), which made the first timed run
+// on a new fixture up to twice as slow as later ones; a long-running
+// process allocates from spans the GC has swept instead. The warm-up makes
+// every timed run start from that steady state.
+func (f *benchFixture) warmUp(tb testing.TB, n int) {
+	tb.Helper()
+	ctx := context.Background()
+	in := sqsq.SendInput{MessageBody: benchBody}
+	for i := 0; i < n; i++ {
+		if _, err := f.q.Send(ctx, in); err != nil {
+			tb.Fatal(err)
+		}
+		msgs, err := f.q.Receive(ctx, sqsq.ReceiveInput{})
+		if err != nil || len(msgs) != 1 {
+			tb.Fatalf("warm-up receive: %d messages, %v", len(msgs), err)
+		}
+		if err := f.q.Delete(ctx, msgs[0].ReceiptHandle); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	runtime.GC()
 }
 
 // chunk is how many operations may run between two depth corrections: at

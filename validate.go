@@ -38,6 +38,12 @@ func validateBody(body string) *Error {
 	return newError(CodeInvalidMessageContents, invalidCharactersText)
 }
 
+// load64 reads s[i:i+8] little-endian; the compiler makes it one load.
+func load64(s string, i int) uint64 {
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+}
+
 // validCharsString reports whether s is valid UTF-8 made only of the code
 // points #x9 | #xA | #xD | #x20–#xD7FF | #xE000–#xFFFD | #x10000–#x10FFFF.
 // It runs on every send, so it checks eight printable ASCII bytes at a time
@@ -50,10 +56,18 @@ func validCharsString(s string) bool {
 		add20 = 0x6060606060606060
 	)
 	i := 0
+	// 32 bytes a pass while they are all printable ASCII: with no high bit
+	// set the additions cannot carry, so the words can be checked together.
+	for len(s)-i >= 32 {
+		w0, w1, w2, w3 := load64(s, i), load64(s, i+8), load64(s, i+16), load64(s, i+24)
+		if (w0|w1|w2|w3)&highBits != 0 || (w0+add20)&(w1+add20)&(w2+add20)&(w3+add20)&highBits != highBits {
+			break
+		}
+		i += 32
+	}
 	for i < len(s) {
 		if len(s)-i >= 8 {
-			w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+			w := load64(s, i)
 			if w&highBits == 0 && (w+add20)&highBits == highBits {
 				i += 8
 				continue

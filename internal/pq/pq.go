@@ -124,8 +124,11 @@ func (q *Queue[T]) source() source {
 }
 
 // Compact drops every entry for which keep returns false, in O(n). The
-// ring keeps its order and the heap is rebuilt in place; storage that ends
-// up at most a quarter full is reallocated smaller. keep must not use q.
+// ring keeps its order and the heap is rebuilt in place. Storage larger
+// than 2*shrinkAbove that ends up at most a quarter full is reallocated
+// smaller, never below shrinkAbove: callers compact often (every ~1k stale
+// entries), and freeing small storage each time only to regrow it cost more
+// than it saved. keep must not use q.
 func (q *Queue[T]) Compact(keep func(Entry[T]) bool) {
 	if q.n > 0 {
 		mask := len(q.ring) - 1
@@ -144,13 +147,10 @@ func (q *Queue[T]) Compact(keep func(Entry[T]) bool) {
 		}
 		q.n = w
 	}
-	if c := len(q.ring); c > minRing && q.n <= c/4 {
-		size := minRing
+	if c := len(q.ring); c > 2*shrinkAbove && q.n <= c/4 {
+		size := shrinkAbove
 		for size < 2*q.n {
 			size *= 2
-		}
-		if q.n == 0 {
-			size = 0 // release it; Push starts again at minRing
 		}
 		q.resizeRing(size)
 	}
@@ -169,8 +169,10 @@ func (q *Queue[T]) Compact(keep func(Entry[T]) bool) {
 			q.down(i)
 		}
 	}
-	if cap(q.heap) > minRing && len(q.heap) <= cap(q.heap)/4 {
-		q.shrinkHeap()
+	if cap(q.heap) > 2*shrinkAbove && len(q.heap) <= cap(q.heap)/4 {
+		h := make([]Entry[T], len(q.heap), max(2*len(q.heap), shrinkAbove))
+		copy(h, q.heap)
+		q.heap = h
 	}
 }
 

@@ -291,23 +291,26 @@ func TestQueue(t *testing.T) {
 		checkInvariants(t, &q)
 	})
 
-	t.Run("compact releases emptied storage", func(t *testing.T) {
+	t.Run("compact shrinks large emptied storage to a floor", func(t *testing.T) {
 		t.Parallel()
 		var q Queue[int]
-		for i := range 1000 {
+		const n = 100000
+		for i := range n {
 			q.Push(Entry[int]{Key: int64(i)})
 			q.Push(Entry[int]{Key: int64(i) - 10}) // out of order
 		}
-		q.Compact(func(e Entry[int]) bool { return e.Key%100 == 0 })
+		q.Compact(func(e Entry[int]) bool { return e.Key%10000 == 0 })
 		checkInvariants(t, &q)
-		if q.Len() != 20 || len(q.ring) > 32 || cap(q.heap) > 32 {
-			t.Errorf("after Compact: Len %d, ring cap %d, heap cap %d; want 20 and small storage",
-				q.Len(), len(q.ring), cap(q.heap))
+		if q.Len() != 20 || len(q.ring) > shrinkAbove || cap(q.heap) > shrinkAbove {
+			t.Errorf("after Compact: Len %d, ring cap %d, heap cap %d; want 20 and storage of at most %d",
+				q.Len(), len(q.ring), cap(q.heap), shrinkAbove)
 		}
+		ring := len(q.ring)
 		q.Compact(func(Entry[int]) bool { return false })
-		if q.ring != nil || q.heap != nil {
-			t.Errorf("Compact dropping everything kept storage: ring cap %d, heap cap %d", len(q.ring), cap(q.heap))
+		if q.Len() != 0 || len(q.ring) != ring {
+			t.Errorf("Compact of small storage reallocated it: ring cap %d -> %d", ring, len(q.ring))
 		}
+		checkInvariants(t, &q)
 	})
 
 	t.Run("reset releases storage", func(t *testing.T) {
