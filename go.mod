@@ -1,6 +1,6 @@
 module github.com/sqsq/sqsq
 
-go 1.23
+go 1.24
 
 require (
 	github.com/benbjohnson/clock v1.3.5
@@ -8,4 +8,14 @@ require (
 	pgregory.net/rapid v1.3.0
 )
 
-require go.uber.org/goleak v1.3.0
+require (
+	github.com/aws/aws-sdk-go-v2 v1.48.0
+	github.com/aws/aws-sdk-go-v2/service/sqs v1.53.0
+	github.com/aws/smithy-go v1.28.9
+	go.uber.org/goleak v1.3.0
+)
+
+require (
+	github.com/aws/aws-sdk-go-v2/internal/configsources v1.5.12 // indirect
+	github.com/aws/aws-sdk-go-v2/internal/endpoints/v2 v2.8.12 // indirect
+)

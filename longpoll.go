@@ -35,6 +35,8 @@ func (q *Queue) longPoll(ctx context.Context, in *ReceiveInput, max int, deadlin
 			until = next
 		}
 		w.until = until
+		// until > now: advance made everything due by now visible. (A
+		// mock's Timer with a negative duration would move its time back.)
 		timer := q.b.clock.Timer(time.Duration(until - now))
 		// A clock that moved while the timer was being made armed it late;
 		// look again instead of parking.

@@ -194,6 +194,12 @@ func (t *moveTask) run() {
 			return
 		}
 		now := clk.Now().UnixNano()
+		if next <= now {
+			// Due already. (A mock's Timer with a negative duration would
+			// also move the mock's time back to the deadline.)
+			t.advance()
+			continue
+		}
 		timer := clk.Timer(time.Duration(next - now))
 		if clk.Now().UnixNano() != now { // the clock moved while arming
 			timer.Stop()
