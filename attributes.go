@@ -598,6 +598,7 @@ func (q *Queue) SetAttributes(ctx context.Context, attrs QueueAttributes) error 
 	q.modified = time.Unix(0, now)
 	if q.fifo && q.settings.delay != oldDelay {
 		q.redelay(now)
+		q.wakeAll() // parked receivers re-arm for the new deadlines
 	}
 	q.advance(now) // retention may have shortened
 	return nil

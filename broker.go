@@ -3,6 +3,7 @@ package sqsq
 import (
 	"context"
 	"encoding/base64"
+	"math"
 	"net/url"
 	"sort"
 	"strings"
@@ -29,6 +30,7 @@ type Broker struct {
 	closeOnce sync.Once
 
 	runningTasks atomic.Int32 // move tasks not yet finished; read without mu
+	taskDue      atomic.Int64 // earliest next step of a running task (MaxInt64: none)
 
 	mu        sync.Mutex // guards the fields below
 	queues    map[string]*Queue
@@ -49,11 +51,12 @@ func NewBroker(opts ...Option) *Broker {
 	if cfg.senderID == "" {
 		cfg.senderID = cfg.accountID
 	}
+	cfg.arnPrefix = "arn:" + cfg.partition + ":sqs:" + cfg.region + ":" + cfg.accountID + ":"
 	ids := cfg.idFunc
 	if ids == nil {
 		ids = randomIDs()
 	}
-	return &Broker{
+	b := &Broker{
 		cfg:       cfg,
 		clock:     cfg.clock,
 		ids:       ids,
@@ -61,6 +64,8 @@ func NewBroker(opts ...Option) *Broker {
 		queues:    map[string]*Queue{},
 		deletedAt: map[string]time.Time{},
 	}
+	b.taskDue.Store(math.MaxInt64)
+	return b
 }
 
 // Clock returns the clock the broker reads time from.
@@ -302,6 +307,7 @@ func (b *Broker) queueURL(name string) string {
 	return b.cfg.baseURL + "/" + b.cfg.accountID + "/" + name
 }
 
-func (b *Broker) queueARN(name string) string {
-	return "arn:" + b.cfg.partition + ":sqs:" + b.cfg.region + ":" + b.cfg.accountID + ":" + name
-}
+func (b *Broker) queueARN(name string) string { return b.arnPrefix() + name }
+
+// arnPrefix is every queue ARN of this broker but the name.
+func (b *Broker) arnPrefix() string { return b.cfg.arnPrefix }

@@ -26,6 +26,11 @@ type fifoState struct {
 	dedup       dedupCache
 	attempts    map[string]*attempt
 	attemptExp  pq.Queue[string] // attempt ids by expiry
+
+	// While takeFIFO walks a group's messages, removals (dead-letter moves)
+	// must not reshape any group's slice; they queue the group here.
+	selecting bool
+	dirty     []*group
 }
 
 // sequenceBase makes SequenceNumbers 20 digits long, like AWS's.
@@ -90,6 +95,7 @@ func (q *Queue) groupChanged(g *group) {
 func (q *Queue) takeFIFO(in *ReceiveInput, max int, vis time.Duration, now int64, dlq *Queue) []Message {
 	var out []Message
 	var touched []*group // re-evaluated after the call, so no message is returned twice
+	q.f.selecting = true
 	for len(out) < max {
 		e, ok := q.f.availGroups.Peek()
 		if !ok {
@@ -119,9 +125,15 @@ func (q *Queue) takeFIFO(in *ReceiveInput, max int, vis time.Duration, now int64
 			out = append(out, q.receiveOne(m, in, vis, now))
 		}
 	}
+	q.f.selecting = false
 	for _, g := range touched {
 		q.groupChanged(g)
 	}
+	for _, g := range q.f.dirty {
+		q.groupChanged(g)
+	}
+	clear(q.f.dirty)
+	q.f.dirty = q.f.dirty[:0]
 	return out
 }
 

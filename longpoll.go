@@ -3,6 +3,8 @@ package sqsq
 import (
 	"context"
 	"time"
+
+	"github.com/benbjohnson/clock"
 )
 
 // waiter is a parked long poll. until is the clock instant its timer is armed
@@ -10,6 +12,7 @@ import (
 type waiter struct {
 	wake  chan struct{} // buffered 1
 	until int64
+	timer *clock.Timer // armed for until; may be Reset under Queue.mu
 }
 
 // longPoll parks the caller until a message is available, the wait ends at
@@ -34,6 +37,11 @@ func (q *Queue) longPoll(ctx context.Context, in *ReceiveInput, max int, deadlin
 		if next, ok := q.nextDeadline(); ok && next < until {
 			until = next
 		}
+		// A move task's next step may bring a message here; nothing runs it
+		// but calls, so this receiver wakes for it (see syncTasks).
+		if due := q.b.taskDue.Load(); due > now && due < until {
+			until = due
+		}
 		w.until = until
 		// until > now: advance made everything due by now visible. (A
 		// mock's Timer with a negative duration would move its time back.)
@@ -44,6 +52,7 @@ func (q *Queue) longPoll(ctx context.Context, in *ReceiveInput, max int, deadlin
 			timer.Stop()
 			continue
 		}
+		w.timer = timer
 		q.park(w)
 		q.unlockReceive(dlq)
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"math"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -64,18 +65,17 @@ type MoveTask struct {
 // moveTask is a running or finished task. Lock order: moveTask.mu before
 // any Queue.mu; never take it while holding a queue lock.
 type moveTask struct {
-	b        *Broker
-	id       string
-	handle   string
-	seq      uint64 // start order, for newest-first listings
-	source   *Queue
-	destArn  string
-	rate     int
-	rateSet  bool
-	started  int64 // unix ns
-	stopped  chan struct{}
-	stopOnce sync.Once
-	active   atomic.Bool // RUNNING or CANCELLING; read under Broker.mu, so atomic
+	b       *Broker
+	id      string
+	handle  string
+	seq     uint64 // start order, for newest-first listings
+	source  *Queue
+	destArn string
+	rate    int
+	rateSet bool
+	started int64        // unix ns
+	active  atomic.Bool  // RUNNING or CANCELLING; read under Broker.mu, so atomic
+	due     atomic.Int64 // nextDue, for Broker.refreshTaskDue
 
 	mu         sync.Mutex // guards the fields below
 	status     string
@@ -158,8 +158,7 @@ func (b *Broker) StartMoveTask(ctx context.Context, in StartMoveTaskInput) (stri
 	t := &moveTask{
 		b: b, id: id, handle: base64.StdEncoding.EncodeToString(handleJSON),
 		source: src, destArn: in.DestinationArn, rate: rate, rateSet: rateSet,
-		started: now, stopped: make(chan struct{}),
-		status: MoveTaskRunning, toMove: toMove,
+		started: now, status: MoveTaskRunning, toMove: toMove,
 	}
 	b.mu.Lock()
 	for _, other := range b.tasks.all { // lost a race with another start?
@@ -174,50 +173,62 @@ func (b *Broker) StartMoveTask(ctx context.Context, in StartMoveTaskInput) (stri
 	b.tasks.all = append(b.tasks.all, t)
 	b.runningTasks.Add(1)
 	b.mu.Unlock()
-	go t.run()
+	t.mu.Lock()
+	t.publishDue()
+	t.mu.Unlock()
+	// Receivers parked on a destination must wake for the task's first step.
+	b.rearmReceivers(t.dueAt(0))
 	return t.handle, nil
 }
 
-func (t *moveTask) isActive() bool { return t.active.Load() }
+// publishDue records the task's next step for parked receivers, which wake
+// at the earliest step of any task (see longPoll): no goroutine runs a task,
+// every call brings tasks up to date first (syncTasks). Caller holds t.mu.
+func (t *moveTask) publishDue() {
+	next, ok := t.nextDue()
+	if !ok {
+		next = math.MaxInt64
+	}
+	t.due.Store(next)
+	t.b.refreshTaskDue()
+}
 
-// run wakes the task at each instant it is due to move a message, so that
-// receivers parked on a destination see redriven messages in time. The
-// task's state never depends on it: every call brings tasks up to date from
-// the clock first (syncTasks).
-func (t *moveTask) run() {
-	clk := t.b.clock
-	for {
-		t.mu.Lock()
-		next, ok := t.nextDue()
-		t.mu.Unlock()
-		if !ok {
-			return
+// refreshTaskDue recomputes the earliest step of all running tasks.
+func (b *Broker) refreshTaskDue() {
+	b.mu.Lock()
+	due := int64(math.MaxInt64)
+	for _, t := range b.tasks.all {
+		if t.isActive() {
+			due = min(due, t.due.Load())
 		}
-		now := clk.Now().UnixNano()
-		if next <= now {
-			// Due already. (A mock's Timer with a negative duration would
-			// also move the mock's time back to the deadline.)
-			t.advance()
-			continue
+	}
+	b.mu.Unlock()
+	b.taskDue.Store(due)
+}
+
+// rearmReceivers moves the timers of the parked receivers of every queue
+// that are armed for later than at to at. They stay parked.
+func (b *Broker) rearmReceivers(at int64) {
+	b.mu.Lock()
+	qs := make([]*Queue, 0, len(b.queues))
+	for _, q := range b.queues {
+		qs = append(qs, q)
+	}
+	b.mu.Unlock()
+	now := b.clock.Now().UnixNano()
+	for _, q := range qs {
+		q.mu.Lock()
+		for w := range q.waiters {
+			if w.until > at {
+				w.until = at
+				w.timer.Reset(time.Duration(max(at-now, 0)))
+			}
 		}
-		timer := clk.Timer(time.Duration(next - now))
-		if clk.Now().UnixNano() != now { // the clock moved while arming
-			timer.Stop()
-			t.advance()
-			continue
-		}
-		select {
-		case <-timer.C:
-		case <-t.stopped:
-			timer.Stop()
-			return
-		case <-t.b.done:
-			timer.Stop()
-			return
-		}
-		t.advance()
+		q.mu.Unlock()
 	}
 }
+
+func (t *moveTask) isActive() bool { return t.active.Load() }
 
 // nextDue is the clock instant of the task's next step: its next message,
 // or the end of its time. Caller holds t.mu.
@@ -255,6 +266,7 @@ func (b *Broker) syncTasks() {
 func (t *moveTask) advance() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	defer t.publishDue()
 	now := t.b.clock.Now().UnixNano()
 	switch t.status {
 	case MoveTaskCancelling:
@@ -303,11 +315,9 @@ func (t *moveTask) dueAt(k int64) int64 {
 // finish ends the task. Caller holds t.mu.
 func (t *moveTask) finish(status, failure string) {
 	t.status, t.failure = status, failure
-	t.stopOnce.Do(func() {
-		t.active.Store(false)
-		close(t.stopped)
+	if t.active.CompareAndSwap(true, false) {
 		t.b.runningTasks.Add(-1)
-	})
+	}
 }
 
 // moveOne moves the oldest available message of the source to its
@@ -408,11 +418,12 @@ func (q *Queue) redriveTo(m *message, dst *Queue, at, now int64) {
 	q.remove(m)
 	q.counters.RedrivenOut++
 	nm.firstReceiveAt = notReceived
-	availableAt := max(at+int64(dst.settings.delay), now)
-	if dst.settings.delay > 0 && at+int64(dst.settings.delay) > now {
-		dst.storeAt(nm, at, now, time.Duration(at+int64(dst.settings.delay)-now))
+	// Available from the instant the task moved it (plus the destination's
+	// delay), however late the move was carried out: arrival order holds.
+	if visible := at + int64(dst.settings.delay); visible > now {
+		dst.storeAt(nm, at, now, time.Duration(visible-now))
 	} else {
-		dst.storeAt(nm, at, availableAt, 0)
+		dst.storeAt(nm, at, visible, 0)
 	}
 	dst.counters.RedrivenIn++
 	dst.wake(now)
@@ -516,5 +527,6 @@ func (b *Broker) CancelMoveTask(ctx context.Context, taskHandle string) (int64, 
 	}
 	task.status = MoveTaskCancelling
 	task.cancelTime = b.clock.Now().UnixNano()
+	task.publishDue()
 	return task.moved, nil
 }

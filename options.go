@@ -26,6 +26,7 @@ type config struct {
 	region             string
 	accountID          string
 	partition          string
+	arnPrefix          string // derived
 	baseURL            string
 	senderID           string
 	idFunc             func() string

@@ -263,7 +263,11 @@ func (q *Queue) remove(m *message) {
 	q.slots[m.slot] = nil
 	q.free = append(q.free, m.slot)
 	if g := m.group(); g != nil {
-		q.groupChanged(g)
+		if q.f.selecting {
+			q.f.dirty = append(q.f.dirty, g) // takeFIFO is walking g.msgs
+		} else {
+			q.groupChanged(g)
+		}
 	}
 	q.compact()
 }

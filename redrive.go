@@ -195,13 +195,15 @@ func (b *Broker) checkRedriveTarget(p RedrivePolicy, quoted, srcArn string, fifo
 	return nil
 }
 
-// queueByARN returns the live queue with that ARN. Caller holds b.mu.
+// queueByARNLocked returns the live queue with that ARN, without
+// allocating (it runs on every receive of a queue with a redrive policy).
+// Caller holds b.mu.
 func (b *Broker) queueByARNLocked(arn string) *Queue {
-	name, ok := b.resolve(arn)
-	if !ok || !strings.HasPrefix(arn, "arn:") {
+	prefix := b.arnPrefix()
+	if len(arn) <= len(prefix) || arn[:len(prefix)] != prefix {
 		return nil
 	}
-	return b.queues[name]
+	return b.queues[arn[len(prefix):]]
 }
 
 // ListDeadLetterSourceQueuesInput is the input of

@@ -140,15 +140,14 @@ func errMissingDedupID() *Error {
 // number, storing nothing. Caller holds q.mu.
 func (q *Queue) send(in *SendInput, size int, now int64) SendResult {
 	delay := in.DelaySeconds.Or(q.settings.delay)
-	var dedupID, dedupKey string
+	var dedupID string
 	if q.fifo {
 		delay = q.settings.delay // FIFO delays are the queue's, retroactively
 		dedupID = in.MessageDeduplicationId
 		if dedupID == "" {
 			dedupID = contentDedupID(in.MessageBody)
 		}
-		dedupKey = q.dedupKey(in.MessageGroupId, dedupID)
-		if e, ok := q.f.dedup.lookup(dedupKey); ok {
+		if e, ok := q.f.dedup.lookup(q.settings.dedupScope, in.MessageGroupId, dedupID); ok {
 			q.counters.DuplicatesSuppressed++
 			return SendResult{
 				MessageId:      e.messageID,
@@ -178,7 +177,7 @@ func (q *Queue) send(in *SendInput, size int, now int64) SendResult {
 		q.f.seqNum++
 		m.ext.seqNum = sequenceBase + q.f.seqNum
 		res.SequenceNumber = strconv.FormatUint(m.ext.seqNum, 10)
-		q.f.dedup.add(dedupKey, dedupEntry{expires: now + int64(dedupInterval), messageID: m.id, seqNum: m.ext.seqNum})
+		q.f.dedup.add(in.MessageGroupId, dedupID, dedupEntry{expires: now + int64(dedupInterval), messageID: m.id, seqNum: m.ext.seqNum})
 	}
 	q.store(m, now, delay)
 	q.counters.Sent++
