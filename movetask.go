@@ -426,6 +426,10 @@ func (q *Queue) redriveTo(m *message, dst *Queue, at, now int64) {
 		dst.storeAt(nm, at, visible, 0)
 	}
 	dst.counters.RedrivenIn++
+	if o := q.b.cfg.observer; o != nil {
+		o.Observe(Event{Kind: EventRedriven, At: time.Unix(0, at), Queue: q.name, MessageID: m.id, Body: m.body,
+			SentAt: time.UnixMilli(m.sentAt), Destination: dst.name, NewMessageID: nm.id})
+	}
 	dst.wake(now)
 }
 

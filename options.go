@@ -35,6 +35,8 @@ type config struct {
 	purgeInterval      time.Duration
 	staleDeleteRemoves bool
 	strictNotInflight  bool
+	faults             Faults
+	observer           Observer
 }
 
 func defaultConfig() config {
@@ -127,6 +129,22 @@ func WithStaleDeleteRemoves(remove bool) Option {
 // default it succeeds and changes nothing, as observed on AWS.
 func WithStrictNotInflight(strict bool) Option {
 	return optionFunc(func(cfg *config) { cfg.strictNotInflight = strict })
+}
+
+// WithFaults installs a fault policy: the broker consults f at its decision
+// points to inject duplicates, reordering, short-poll sampling, lost
+// responses, failed deletes and visibility changes, and throttling (see
+// [Faults]). Package sqsqtest provides policies. nil, the default, injects
+// nothing.
+func WithFaults(f Faults) Option {
+	return optionFunc(func(cfg *config) { cfg.faults = f })
+}
+
+// WithObserver makes the broker tell o of every receive, delete, visibility
+// change and dead-letter move (see [Observer]). nil, the default, costs
+// nothing.
+func WithObserver(o Observer) Option {
+	return optionFunc(func(cfg *config) { cfg.observer = o })
 }
 
 // randomIDs returns UUIDv4 strings from a ChaCha8 stream seeded once from

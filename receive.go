@@ -106,6 +106,10 @@ func (q *Queue) Receive(ctx context.Context, in ReceiveInput) ([]Message, error)
 	if err != nil {
 		return nil, err
 	}
+	if e := q.rejectReceive(); e != nil {
+		q.unlockReceive(dlq)
+		return nil, e
+	}
 	q.counters.ReceiveCalls++
 	wait := in.WaitTimeSeconds.Or(q.settings.wait)
 	if q.limitReached() && wait == 0 {
@@ -120,14 +124,17 @@ func (q *Queue) Receive(ctx context.Context, in ReceiveInput) ([]Message, error)
 			return msgs, nil
 		}
 	}
+	if wait == 0 {
+		max = q.sample(max)
+	}
 	msgs := q.take(&in, max, now, dlq)
 	if len(msgs) > 0 || wait == 0 {
 		q.finishReceive(msgs)
 		q.unlockReceive(dlq)
-		return msgs, nil
+		return q.loseReceive(msgs, nil)
 	}
 	q.counters.LongPolls++
-	return q.longPoll(ctx, &in, max, now+int64(wait), dlq)
+	return q.loseReceive(q.longPoll(ctx, &in, max, now+int64(wait), dlq))
 }
 
 const maxVisibility = 12 * time.Hour
@@ -146,16 +153,11 @@ func (q *Queue) finishReceive(msgs []Message) {
 // holds q.mu.
 func (q *Queue) take(in *ReceiveInput, max int, now int64, dlq *Queue) []Message {
 	max = min(max, q.b.cfg.maxInFlight-q.nInflight)
-	if max <= 0 || q.nAvail == 0 {
+	if max <= 0 || q.nAvail == 0 && q.b.cfg.faults == nil {
 		return nil
 	}
 	vis := in.VisibilityTimeout.Or(q.settings.visibility)
-	var out []Message
-	if q.fifo {
-		out = q.takeFIFO(in, max, vis, now, dlq)
-	} else {
-		out = q.takeStandard(in, max, vis, now, dlq)
-	}
+	out := q.takeHooked(in, max, vis, now, dlq)
 	// Messages received with visibility 0 are visible again, but only after
 	// the selection, so that one call never returns a message twice.
 	for _, m := range q.again {

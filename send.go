@@ -181,6 +181,10 @@ func (q *Queue) send(in *SendInput, size int, now int64) SendResult {
 	}
 	q.store(m, now, delay)
 	q.counters.Sent++
+	if o := q.b.cfg.observer; o != nil {
+		o.Observe(Event{Kind: EventSent, At: time.Unix(0, now), Queue: q.name, MessageID: m.id,
+			Body: m.body, SentAt: time.UnixMilli(m.sentAt)})
+	}
 	if m.state == stateAvailable {
 		q.wake(now)
 	} else {

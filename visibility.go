@@ -64,7 +64,7 @@ func (q *Queue) Delete(ctx context.Context, receiptHandle string) error {
 		return err
 	}
 	defer q.mu.Unlock()
-	if e := q.delete(receiptHandle, now); e != nil {
+	if e := q.deleteHooked(receiptHandle, now); e != nil {
 		return e
 	}
 	return nil
@@ -124,7 +124,7 @@ func (q *Queue) ChangeVisibility(ctx context.Context, receiptHandle string, time
 		return err
 	}
 	defer q.mu.Unlock()
-	if e := q.changeVisibility(receiptHandle, timeout, now); e != nil {
+	if e := q.changeVisibilityHooked(receiptHandle, timeout, now); e != nil {
 		return e
 	}
 	return nil
@@ -202,7 +202,7 @@ func (q *Queue) DeleteBatch(ctx context.Context, entries []DeleteBatchEntry) (Ba
 	defer q.mu.Unlock()
 	var out BatchResult
 	for _, e := range entries {
-		out.add(e.Id, q.delete(e.ReceiptHandle, now))
+		out.add(e.Id, q.deleteHooked(e.ReceiptHandle, now))
 	}
 	return out, nil
 }
@@ -233,7 +233,7 @@ func (q *Queue) ChangeVisibilityBatch(ctx context.Context, entries []ChangeVisib
 	defer q.mu.Unlock()
 	var out BatchResult
 	for _, e := range entries {
-		out.add(e.Id, q.changeVisibility(e.ReceiptHandle, e.VisibilityTimeout, now))
+		out.add(e.Id, q.changeVisibilityHooked(e.ReceiptHandle, e.VisibilityTimeout, now))
 	}
 	return out, nil
 }

@@ -1,0 +1,385 @@
+package sqsq
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// Op names an operation that a [Faults] policy decides about or that an
+// [Observer] is told of.
+type Op uint8
+
+// The operations faults apply to.
+const (
+	OpReceive          Op = iota + 1 // ReceiveMessage
+	OpDelete                         // DeleteMessage and each DeleteMessageBatch entry
+	OpChangeVisibility               // ChangeMessageVisibility and each batch entry
+)
+
+func (o Op) String() string {
+	switch o {
+	case OpReceive:
+		return "Receive"
+	case OpDelete:
+		return "Delete"
+	case OpChangeVisibility:
+		return "ChangeVisibility"
+	}
+	return "Op(?)"
+}
+
+// Call describes the call a [Faults] decision is about.
+type Call struct {
+	Op    Op
+	Queue string // the queue's name
+	FIFO  bool
+}
+
+// Faults is a fault policy: it makes a [Broker] show the unlucky side of SQS
+// on purpose. Install one with [WithFaults]; package sqsqtest has policies
+// drawn from a seeded PRNG or from a *rapid.T. Without a policy every
+// decision below takes the deterministic, lucky branch, at the cost of a nil
+// check.
+//
+// The broker consults the policy at its decision points, mostly with queue
+// locks held, so the methods must be safe for concurrent use and must not
+// call back into the broker. The broker enforces SQS's own rules whatever
+// the policy answers: on FIFO queues Sample, Duplicate and Shuffle are never
+// consulted (FIFO never delivers out of order, nor twice within a group's
+// lock), answers out of range are clamped, and injected errors are [*Error]
+// values with AWS's codes, so the awssqs adapter and the HTTP handler turn
+// them into the errors the SDK would see.
+type Faults interface {
+	// Reject is consulted when a Receive, Delete or ChangeVisibility (or a
+	// batch entry of the latter two) starts. A non-empty code fails the call
+	// before it changes anything: CodeRequestThrottled and CodeOverLimit
+	// model throttling, CodeServiceUnavailable a failed delete or visibility
+	// change (a 5xx the caller may retry). "" lets the call proceed.
+	Reject(c Call) Code
+	// Sample is consulted by a short-poll receive on a standard queue with n
+	// selectable messages (n ≥ 1, at most MaxNumberOfMessages): it returns
+	// how many of them the receive hands out, 0 to n (§5.3: a short poll
+	// samples a subset of servers and may return nothing).
+	Sample(c Call, n int) int
+	// Duplicate is consulted by a receive on a standard queue that has
+	// inflight messages in flight: it returns the index (0 to inflight-1, in
+	// an order fixed by the queue's history) of one to deliver again with a
+	// new receipt handle and a new visibility timeout, as at-least-once
+	// delivery allows, or -1 for none. A message that its redrive policy
+	// would move to the dead-letter queue is not duplicated.
+	Duplicate(c Call, inflight int) int
+	// Shuffle is consulted when a receive on a standard queue returns n > 1
+	// messages; it may reorder them by calling swap, like rand.Shuffle.
+	Shuffle(c Call, n int, swap func(i, j int))
+	// LoseResponse is consulted after a call succeeded (for a receive: one
+	// that returns messages). true loses the response: the call stays
+	// applied — received messages are in flight, a deleted message is gone —
+	// but the caller gets a ServiceUnavailable error instead of the result.
+	LoseResponse(c Call) bool
+}
+
+// EventKind says what an [Event] reports.
+type EventKind uint8
+
+// The kinds of events an [Observer] receives.
+const (
+	EventReceived          EventKind = iota + 1 // a receive handed out a message
+	EventVisibilityChanged                      // a ChangeVisibility call or entry ended
+	EventDeleted                                // a Delete call or entry ended
+	EventDeadLettered                           // a receive moved a message to the dead-letter queue
+	EventSent                                   // a send stored a message
+	EventRedriven                               // a move task moved a message out of a dead-letter queue
+)
+
+func (k EventKind) String() string {
+	switch k {
+	case EventReceived:
+		return "received"
+	case EventVisibilityChanged:
+		return "visibility changed"
+	case EventDeleted:
+		return "deleted"
+	case EventDeadLettered:
+		return "moved to DLQ"
+	case EventSent:
+		return "sent"
+	case EventRedriven:
+		return "redriven"
+	}
+	return "event(?)"
+}
+
+// Event is what an [Observer] is told about one message.
+type Event struct {
+	Kind      EventKind
+	At        time.Time // the clock instant of the operation
+	Queue     string    // the queue's name
+	MessageID string    // "" when a Delete or ChangeVisibility handle named no stored message
+	Body      string
+	SentAt    time.Time // the message's SentTimestamp (millisecond precision)
+	// ReceiptHandle is the handle handed out (EventReceived) or used.
+	ReceiptHandle string
+	// ReceiveCount is ApproximateReceiveCount after a receive.
+	ReceiveCount int
+	// Timeout is the visibility timeout a receive set, or the new timeout of
+	// a visibility change.
+	Timeout time.Duration
+	// Duplicate marks a delivery injected by [Faults.Duplicate].
+	Duplicate bool
+	// Removed reports that a delete removed the message; false for a stale
+	// handle, a message already gone, or a failed call.
+	Removed bool
+	// Err is what a Delete or ChangeVisibility returned (nil on success),
+	// including injected errors.
+	Err error
+	// Injected reports that Err was injected by the fault policy.
+	Injected bool
+	// Applied reports that a Delete or ChangeVisibility took effect (it
+	// returned nil, or its response was lost).
+	Applied bool
+	// DeadLetterQueue is the name of the dead-letter queue of an
+	// EventDeadLettered; the message keeps its MessageId there.
+	DeadLetterQueue string
+	// Destination and NewMessageID describe an EventRedriven: the queue the
+	// message went to and the MessageId it has there (Queue and MessageID
+	// are the dead-letter queue and the old id).
+	Destination  string
+	NewMessageID string
+}
+
+// Observer is told of every receive, delete, visibility change and
+// dead-letter move of a [Broker], in order per queue. Install one with
+// [WithObserver]. Observe is called with queue locks held: it must be quick,
+// safe for concurrent use and must not call back into the broker.
+type Observer interface {
+	Observe(e Event)
+}
+
+// errInjected builds the error of an injected fault.
+func errInjected(code Code) *Error {
+	switch code {
+	case CodeRequestThrottled:
+		return newError(code, "Rate exceeded (injected fault).")
+	case CodeOverLimit:
+		return newError(code, "Too many requests (injected fault).")
+	case CodeServiceUnavailable:
+		return &Error{Code: code, Message: "The service is unavailable (injected fault).", Receiver: true}
+	}
+	return newError(code, "Injected fault.")
+}
+
+func errLostResponse() *Error {
+	return &Error{Code: CodeServiceUnavailable, Message: "The response was lost (injected fault); the call was applied.", Receiver: true}
+}
+
+// rejectReceive asks the policy whether a receive fails at once. Caller
+// holds q.mu.
+func (q *Queue) rejectReceive() *Error {
+	f := q.b.cfg.faults
+	if f == nil {
+		return nil
+	}
+	if code := f.Reject(Call{Op: OpReceive, Queue: q.name, FIFO: q.fifo}); code != "" {
+		return errInjected(code)
+	}
+	return nil
+}
+
+// sample returns how many messages a short poll may take. Caller holds q.mu.
+func (q *Queue) sample(limit int) int {
+	f := q.b.cfg.faults
+	if f == nil || q.fifo || q.nAvail == 0 {
+		return limit
+	}
+	n := min(limit, q.nAvail)
+	if k := f.Sample(Call{Op: OpReceive, Queue: q.name}, n); k < n {
+		return max(0, k)
+	}
+	return limit // not sampled: room stays for a duplicate
+
+}
+
+// loseReceive passes a receive's result through the policy's LoseResponse.
+func (q *Queue) loseReceive(msgs []Message, err error) ([]Message, error) {
+	if f := q.b.cfg.faults; f != nil && err == nil && len(msgs) > 0 &&
+		f.LoseResponse(Call{Op: OpReceive, Queue: q.name, FIFO: q.fifo}) {
+		return nil, errLostResponse()
+	}
+	return msgs, err
+}
+
+// takeHooked selects messages as take does, letting the fault policy
+// duplicate and reorder on standard queues and telling the observer. Caller
+// holds q.mu (and dlq.mu).
+func (q *Queue) takeHooked(in *ReceiveInput, max int, vis time.Duration, now int64, dlq *Queue) []Message {
+	f, o := q.b.cfg.faults, q.b.cfg.observer
+	if f == nil && o == nil {
+		if q.fifo {
+			return q.takeFIFO(in, max, vis, now, dlq)
+		}
+		return q.takeStandard(in, max, vis, now, dlq)
+	}
+	var dlqSeq uint64
+	if dlq != nil {
+		dlqSeq = dlq.seq
+	}
+	var out []Message
+	var dup *message
+	if q.fifo {
+		out = q.takeFIFO(in, max, vis, now, dlq)
+	} else {
+		c := Call{Op: OpReceive, Queue: q.name}
+		if f != nil && q.nInflight > 0 {
+			if m := q.inflightAt(f.Duplicate(c, q.nInflight)); m != nil && !q.wouldDeadLetter(m) {
+				out = append(out, q.receiveOne(m, in, vis, now))
+				dup = m
+			}
+		}
+		out = append(out, q.takeStandard(in, max-len(out), vis, now, dlq)...)
+		if f != nil && len(out) > 1 {
+			f.Shuffle(c, len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+		}
+	}
+	q.notifyTake(o, out, dup, vis, now, dlq, dlqSeq)
+	return out
+}
+
+// notifyTake tells the observer of the dead-letter moves and deliveries of
+// one selection. Caller holds q.mu (and dlq.mu).
+func (q *Queue) notifyTake(o Observer, out []Message, dup *message, vis time.Duration, now int64, dlq *Queue, dlqSeq uint64) {
+	if o == nil {
+		return
+	}
+	at := time.Unix(0, now)
+	if dlq != nil && dlq.seq > dlqSeq {
+		// The moved messages are the DLQ's newest; they kept their ids.
+		var moved []*message
+		for _, m := range dlq.slots {
+			if m != nil && m.seq > dlqSeq {
+				moved = append(moved, m)
+			}
+		}
+		slices.SortFunc(moved, func(a, b *message) int { return cmp.Compare(a.seq, b.seq) })
+		for _, m := range moved {
+			o.Observe(Event{Kind: EventDeadLettered, At: at, Queue: q.name, MessageID: m.id, Body: m.body,
+				SentAt: time.UnixMilli(m.sentAt), ReceiveCount: int(m.receiveCount), DeadLetterQueue: dlq.name})
+		}
+	}
+	for _, msg := range out {
+		m := msg.m
+		o.Observe(Event{Kind: EventReceived, At: at, Queue: q.name, MessageID: m.id, Body: m.body,
+			SentAt: time.UnixMilli(m.sentAt), ReceiptHandle: msg.ReceiptHandle, ReceiveCount: int(m.receiveCount),
+			Timeout: vis, Duplicate: m == dup})
+	}
+}
+
+// inflightAt returns the i-th in-flight message in slot order, or nil.
+// O(stored messages); only fault injection calls it. Caller holds q.mu.
+func (q *Queue) inflightAt(i int) *message {
+	if i < 0 || i >= q.nInflight {
+		return nil
+	}
+	for _, m := range q.slots {
+		if m != nil && m.state == stateInflight {
+			if i == 0 {
+				return m
+			}
+			i--
+		}
+	}
+	return nil
+}
+
+// wouldDeadLetter reports whether a receive of m would move it to the
+// dead-letter queue instead. Caller holds q.mu.
+func (q *Queue) wouldDeadLetter(m *message) bool {
+	p := q.settings.redrive
+	return p != nil && int(m.receiveCount) >= p.MaxReceiveCount
+}
+
+// deleteHooked is delete with the fault policy and the observer. Caller
+// holds q.mu.
+func (q *Queue) deleteHooked(rh string, now int64) *Error {
+	f, o := q.b.cfg.faults, q.b.cfg.observer
+	if f == nil && o == nil {
+		return q.delete(rh, now)
+	}
+	m := q.handleTarget(rh)
+	c := Call{Op: OpDelete, Queue: q.name, FIFO: q.fifo}
+	var e *Error
+	injected, applied := false, false
+	if code := reject(f, c); code != "" {
+		e, injected = errInjected(code), true
+	} else {
+		e = q.delete(rh, now)
+		applied = e == nil
+		if e == nil && f != nil && f.LoseResponse(c) {
+			e, injected = errLostResponse(), true
+		}
+	}
+	if o != nil {
+		ev := q.handleEvent(EventDeleted, m, rh, now, e, injected)
+		ev.Applied = applied
+		ev.Removed = m != nil && m.state == stateGone
+		o.Observe(ev)
+	}
+	return e
+}
+
+// changeVisibilityHooked is changeVisibility with the fault policy and the
+// observer. Caller holds q.mu.
+func (q *Queue) changeVisibilityHooked(rh string, timeout time.Duration, now int64) *Error {
+	f, o := q.b.cfg.faults, q.b.cfg.observer
+	if f == nil && o == nil {
+		return q.changeVisibility(rh, timeout, now)
+	}
+	m := q.handleTarget(rh)
+	c := Call{Op: OpChangeVisibility, Queue: q.name, FIFO: q.fifo}
+	var e *Error
+	injected, applied := false, false
+	if code := reject(f, c); code != "" {
+		e, injected = errInjected(code), true
+	} else {
+		e = q.changeVisibility(rh, timeout, now)
+		applied = e == nil
+		if e == nil && f != nil && f.LoseResponse(c) {
+			e, injected = errLostResponse(), true
+		}
+	}
+	if o != nil {
+		ev := q.handleEvent(EventVisibilityChanged, m, rh, now, e, injected)
+		ev.Applied = applied
+		ev.Timeout = timeout
+		o.Observe(ev)
+	}
+	return e
+}
+
+func reject(f Faults, c Call) Code {
+	if f == nil {
+		return ""
+	}
+	return f.Reject(c)
+}
+
+// handleTarget is the stored message a receipt handle names, or nil.
+// Caller holds q.mu.
+func (q *Queue) handleTarget(rh string) *message {
+	m, st := q.lookup(rh)
+	if st == handleInvalid || st == handleGone {
+		return nil
+	}
+	return m
+}
+
+func (q *Queue) handleEvent(kind EventKind, m *message, rh string, now int64, e *Error, injected bool) Event {
+	ev := Event{Kind: kind, At: time.Unix(0, now), Queue: q.name, ReceiptHandle: rh, Injected: injected}
+	if e != nil {
+		ev.Err = e
+	}
+	if m != nil {
+		ev.MessageID, ev.Body, ev.SentAt, ev.ReceiveCount = m.id, m.body, time.UnixMilli(m.sentAt), int(m.receiveCount)
+	}
+	return ev
+}

@@ -1,0 +1,182 @@
+package sqsqtest
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/sqsq/sqsq"
+)
+
+// The kit's helpers take the smallest testing interface they need, so they
+// work under *testing.T, *testing.B and *rapid.T alike (rapid.T has no
+// Helper method; the helpers call it when it is there).
+
+// Fataler is what a helper needs to fail a test.
+type Fataler interface {
+	Fatalf(format string, args ...any)
+}
+
+// CleanupFataler is what a helper needs to fail a test and register cleanup.
+type CleanupFataler interface {
+	Cleanup(func())
+	Fatalf(format string, args ...any)
+}
+
+// CleanupLogger is what a helper needs to report something after a failed
+// test.
+type CleanupLogger interface {
+	Cleanup(func())
+	Failed() bool
+	Logf(format string, args ...any)
+}
+
+func helper(t any) {
+	if h, ok := t.(interface{ Helper() }); ok {
+		h.Helper()
+	}
+}
+
+// Epoch is the instant every clock the kit makes starts at: a fixed date, so
+// that timestamps in test output are the same on every run.
+var Epoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// NewBroker returns a Broker on a mock clock set to [Epoch], with a
+// [Recorder] installed (so [History] works) and opts applied after the
+// kit's own. The broker is closed when the test ends, which wakes every
+// parked receive so none is left behind; pair the kit with goleak in
+// TestMain to prove it.
+func NewBroker(t CleanupFataler, opts ...sqsq.Option) (*sqsq.Broker, *clock.Mock) {
+	helper(t)
+	clk := clock.NewMock()
+	clk.Set(Epoch)
+	rec := NewRecorder()
+	all := append([]sqsq.Option{sqsq.WithClock(clk), sqsq.WithObserver(rec)}, opts...)
+	b := sqsq.NewBroker(all...)
+	register(rec)
+	t.Cleanup(func() {
+		_ = b.Close()
+		unregister(rec)
+	})
+	return b, clk
+}
+
+// Advance moves a mock clock forward by d and returns the new time. Time
+// moves only here, so nothing waits on the wall clock; wait with
+// [WaitParked] first if a long poll must see the move.
+func Advance(t Fataler, clk *clock.Mock, d time.Duration) time.Time {
+	helper(t)
+	if d < 0 {
+		t.Fatalf("sqsqtest.Advance: negative duration %v", d)
+		return clk.Now()
+	}
+	clk.Add(d)
+	return clk.Now()
+}
+
+// WaitParked blocks until at least n long-poll receives are parked on q with
+// their clock timers armed, so that advancing a mock clock now reaches them.
+// It waits on the receivers, never on time; it fails the test if the
+// broker closes or the queue is deleted first.
+func WaitParked(t Fataler, q *sqsq.Queue, n int) {
+	helper(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := q.WaitForReceivers(ctx, n); err != nil {
+		t.Fatalf("sqsqtest.WaitParked(%s, %d): %v", q.Name(), n, err)
+	}
+}
+
+// Drain receives and deletes every message visible on q, with short polls,
+// and returns them in the order received. In-flight and delayed messages
+// stay. It fails the test on any error, so use it without a fault policy.
+func Drain(t Fataler, q *sqsq.Queue) []sqsq.Message {
+	helper(t)
+	ctx := context.Background()
+	var out []sqsq.Message
+	for {
+		s, err := q.Stats()
+		if err != nil {
+			t.Fatalf("sqsqtest.Drain(%s): %v", q.Name(), err)
+			return out
+		}
+		if s.Visible == 0 {
+			return out
+		}
+		msgs, err := q.Receive(ctx, sqsq.ReceiveInput{MaxNumberOfMessages: 10, WaitTimeSeconds: sqsq.Some(time.Duration(0))})
+		if err != nil {
+			t.Fatalf("sqsqtest.Drain(%s): %v", q.Name(), err)
+			return out
+		}
+		for _, m := range msgs {
+			if err := q.Delete(ctx, m.ReceiptHandle); err != nil {
+				t.Fatalf("sqsqtest.Drain(%s): %v", q.Name(), err)
+				return out
+			}
+		}
+		out = append(out, msgs...)
+	}
+}
+
+// fastClock is the harness's clock: Now is a plain field, so moving it costs
+// nothing (clock.Mock sleeps a millisecond of real time on every move).
+// Timers, which only long polls use, go to a mock brought to the same time
+// on first use.
+type fastClock struct {
+	mu     sync.Mutex
+	now    time.Time
+	mock   *clock.Mock
+	timers bool
+}
+
+func newFastClock() *fastClock { return &fastClock{now: Epoch, mock: clock.NewMock()} }
+
+func (c *fastClock) set(t time.Time) {
+	c.mu.Lock()
+	c.now = t
+	timers := c.timers
+	c.mu.Unlock()
+	if timers {
+		c.mock.Set(t)
+	}
+}
+
+func (c *fastClock) timed() *clock.Mock {
+	c.mu.Lock()
+	first := !c.timers
+	c.timers = true
+	now := c.now
+	c.mu.Unlock()
+	if first {
+		c.mock.Set(now)
+	}
+	return c.mock
+}
+
+func (c *fastClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+func (c *fastClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
+func (c *fastClock) Until(t time.Time) time.Duration { return t.Sub(c.Now()) }
+func (c *fastClock) After(d time.Duration) <-chan time.Time {
+	return c.timed().After(d)
+}
+func (c *fastClock) AfterFunc(d time.Duration, f func()) *clock.Timer {
+	return c.timed().AfterFunc(d, f)
+}
+func (c *fastClock) Sleep(d time.Duration)                 { c.timed().Sleep(d) }
+func (c *fastClock) Tick(d time.Duration) <-chan time.Time { return c.timed().Tick(d) }
+func (c *fastClock) Ticker(d time.Duration) *clock.Ticker  { return c.timed().Ticker(d) }
+func (c *fastClock) Timer(d time.Duration) *clock.Timer    { return c.timed().Timer(d) }
+func (c *fastClock) WithDeadline(p context.Context, d time.Time) (context.Context, context.CancelFunc) {
+	return c.timed().WithDeadline(p, d)
+}
+func (c *fastClock) WithTimeout(p context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	return c.timed().WithTimeout(p, d)
+}
+
+var _ clock.Clock = (*fastClock)(nil)

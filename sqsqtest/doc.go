@@ -1,0 +1,90 @@
+// Package sqsqtest is sqsq's test kit: brokers on a mock clock for tests,
+// fault policies that show a consumer the unlucky side of SQS on purpose,
+// and a harness that runs a consumer under drawn schedules, checks your
+// invariants and shrinks a failure to the shortest schedule, printed as a
+// timeline.
+//
+// # Testing your consumer
+//
+// Write the handler as ordinary code: it gets a message, commits its effect
+// through the run's ledger and deletes the message (through [Env.Queue], or
+// [Env.SQS] for code written against the AWS SDK's *sqs.Client). Describe
+// the world in a [Scenario] and let rapid draw the schedules:
+//
+//	func TestChargeOnce(t *testing.T) {
+//		s := sqsqtest.Scenario{
+//			Messages:        []string{"order-1", "order-2", "order-3"},
+//			MaxReceiveCount: 2, Redrive: true, // a DLQ, and redrives
+//			Faults:          sqsqtest.AllFaults(5), Crash: 10,
+//			Consumer: func(env *sqsqtest.Env) sqsqtest.Handler {
+//				q := env.Queue()
+//				return func(ctx context.Context, m sqsqtest.Msg) error {
+//					if err := env.Commit("charge", func(tx *sqsqtest.Tx) error {
+//						if _, seen := tx.Get("inbox:" + m.Body); seen {
+//							tx.Suppress(m.Body) // a redelivery: already charged
+//							return nil
+//						}
+//						tx.Put("inbox:"+m.Body, "charged")
+//						tx.Effect("charge:" + m.Body)
+//						return nil
+//					}); err != nil {
+//						return err
+//					}
+//					return q.Delete(ctx, m.ReceiptHandle)
+//				}
+//			},
+//			Invariants: []sqsqtest.Invariant{
+//				sqsqtest.EffectOnce(func(order string) string { return "charge:" + order }),
+//				sqsqtest.NoneLost(),
+//			},
+//		}
+//		rapid.Check(t, s.Check)
+//	}
+//
+// Each run draws sends, deliveries to two interleaved consumers, crashes
+// at any step of the handler, clock advances past visibility deadlines,
+// redrives and faults; then it settles and checks the invariants. Remove
+// the inbox and rapid reports the double charge, shrunk to a timeline like
+//
+//	  t=0s send(A)
+//	→ t=0s receive(A) by c2
+//	→ t=0s c2 charge(A): charge:order-1
+//	→ t=0s c2 crashed before delete(A)
+//	→ t=30s visibility expired(A)
+//	→ t=30s receive(A) by c1
+//	→ t=30s c1 charge(A): charge:order-1
+//
+// [Scenario.Seeds] plays seeded schedules instead and prints the failing
+// seed; [Scenario.Find] searches and shrinks without a *testing.T, to
+// measure how fast a bug is found. The [Ledger] keeps delivery attempts,
+// effect commits, duplicate suppressions, dead-letter moves and the oldest
+// message age apart, because they are different numbers.
+//
+// # Determinism
+//
+// A run is a pure function of its draws. Consumers are coroutines stepped
+// one at a time in the drawn order, never free-running goroutines; the
+// clock is virtual and moves only in drawn advances, never past the end of
+// a consumer's [Env.Work]; message ids are counters. Every decision comes
+// from a [Source] and its lucky value is 0, so shrinking towards 0 removes
+// faults, crashes and steps.
+//
+// # Faults
+//
+// A [Policy] implements sqsq.Faults: short-poll sampling, duplicate
+// delivery and reordering on standard queues; lost receive, delete and
+// visibility-change responses; failed deletes and visibility changes;
+// throttling. Install one on any broker with sqsq.WithFaults, drawing from
+// [Seed] (reproducible; [SeedFaults] logs the seed when a test fails) or
+// [Rapid]. The broker never lets a policy break FIFO ordering or group
+// locking.
+//
+// # Helpers
+//
+// [NewBroker] makes a broker on a mock clock at [Epoch] that closes when
+// the test ends; [Advance] moves the clock; [WaitParked] waits until long
+// polls have armed their timers, so an advance reaches them; [Drain]
+// empties a queue; [History] lists everything that happened to one
+// message. They take the smallest testing interface they need, so they run
+// under *testing.T and *rapid.T alike.
+package sqsqtest
