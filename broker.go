@@ -127,6 +127,7 @@ func (b *Broker) CreateQueue(ctx context.Context, in CreateQueueInput) (*Queue, 
 	if err := validateTags(in.Tags); err != nil {
 		return nil, err
 	}
+	b.syncTasks() // a task's step may need the queue's absence first
 	now := b.clock.Now()
 
 	b.mu.Lock()
@@ -252,6 +253,7 @@ func (b *Broker) ListQueues(ctx context.Context, in ListQueuesInput) (ListQueues
 	if b.closed() {
 		return ListQueuesOutput{}, ErrClosed
 	}
+	b.syncTasks()
 	b.mu.Lock()
 	names := make([]string, 0, len(b.queues))
 	for name := range b.queues {

@@ -86,7 +86,22 @@ type mMsg struct {
 	receivedAt  int64 // time of the latest receive (start of the 12 h budget)
 	firstRecvMs int64 // ApproximateFirstReceiveTimestamp, valid once receives > 0
 	latestRH    string
+
+	// Where the message went once gone (model_redrive_test.go follows every
+	// message sent to its one place): fateDeleted, fateExpired or
+	// fatePurged here; the redrive model adds its own. next is the message's
+	// next incarnation after a move to a dead-letter queue or a redrive.
+	fate      string
+	next      *mMsg
+	dlqSource string // DeadLetterQueueSourceArn (redrive model)
 }
+
+// Fates of gone messages.
+const (
+	fateDeleted = "deleted"
+	fateExpired = "expired"
+	fatePurged  = "purged"
+)
 
 const (
 	twelveHours   = 12 * time.Hour
@@ -118,7 +133,7 @@ type model struct {
 func (m *model) tick() {
 	for _, x := range m.msgs {
 		if x.enqueuedAt+int64(m.retention) <= m.now {
-			x.state = mGone
+			x.state, x.fate = mGone, fateExpired
 			m.c.Expired++
 		}
 	}
@@ -329,7 +344,7 @@ func (m *model) delete(h hRef) sqsq.Code {
 			return ""
 		}
 	}
-	x.state = mGone
+	x.state, x.fate = mGone, fateDeleted
 	m.c.Deleted++
 	m.prune()
 	return ""
@@ -373,7 +388,7 @@ func (m *model) purge() sqsq.Code {
 	}
 	m.purged, m.purgedAt = true, m.now
 	for _, x := range m.msgs {
-		x.state = mGone
+		x.state, x.fate = mGone, fatePurged
 		m.c.Purged++
 	}
 	m.prune()
@@ -1198,10 +1213,20 @@ func (s *modelMachine) Check(t *rapid.T) {
 	st, err := s.q.Stats()
 	wantCode(t, describe("Stats"), err, "")
 	s.m.tick()
+	checkStats(t, "Stats", st, s.m)
+	if got, want := modelCounters(st.Counters), modelCounters(s.m.c); got != want {
+		t.Fatalf("Stats: counters\n got %+v\nwant %+v", got, want)
+	}
+}
 
+// checkStats compares a queue's real counts and ages, st, with the model's
+// (ticked to now), and checks that every stored model message is in exactly
+// one state. what names the queue in failures. (No t.Helper: it walks the
+// stack, and this runs after every step.)
+func checkStats(t *rapid.T, what string, st sqsq.Stats, m *model) {
 	var visible, inflight, delayed int
 	var oldestAvail, oldest int64 = -1, -1
-	for _, x := range s.m.msgs {
+	for _, x := range m.msgs {
 		switch x.state {
 		case mAvailable:
 			visible++
@@ -1219,34 +1244,31 @@ func (s *modelMachine) Check(t *rapid.T) {
 			oldest = x.enqueuedAt
 		}
 	}
-	if visible+inflight+delayed != len(s.m.msgs) {
-		t.Fatalf("model: %d+%d+%d messages by state, %d stored", visible, inflight, delayed, len(s.m.msgs))
+	if visible+inflight+delayed != len(m.msgs) {
+		t.Fatalf("model: %d+%d+%d messages by state, %d stored", visible, inflight, delayed, len(m.msgs))
 	}
 	if st.Visible != visible || st.InFlight != inflight || st.Delayed != delayed {
-		t.Fatalf("Stats: visible/in flight/delayed %d/%d/%d, model says %d/%d/%d",
+		t.Fatalf("%s: visible/in flight/delayed %d/%d/%d, model says %d/%d/%d", what,
 			st.Visible, st.InFlight, st.Delayed, visible, inflight, delayed)
 	}
-	if st.Visible+st.InFlight+st.Delayed != len(s.m.msgs) {
-		t.Fatalf("Stats: %d messages by state, model stores %d", st.Visible+st.InFlight+st.Delayed, len(s.m.msgs))
+	if st.Visible+st.InFlight+st.Delayed != len(m.msgs) {
+		t.Fatalf("%s: %d messages by state, model stores %d", what, st.Visible+st.InFlight+st.Delayed, len(m.msgs))
 	}
 	var wantAvailAge, wantAge time.Duration
 	if oldestAvail >= 0 {
-		wantAvailAge = time.Duration(s.m.now - oldestAvail)
+		wantAvailAge = time.Duration(m.now - oldestAvail)
 	}
 	if oldest >= 0 {
-		wantAge = time.Duration(s.m.now - oldest)
+		wantAge = time.Duration(m.now - oldest)
 	}
 	if st.OldestAvailableAge != wantAvailAge || st.OldestAge != wantAge {
-		t.Fatalf("Stats: OldestAvailableAge %v, OldestAge %v; model says %v, %v",
+		t.Fatalf("%s: OldestAvailableAge %v, OldestAge %v; model says %v, %v", what,
 			st.OldestAvailableAge, st.OldestAge, wantAvailAge, wantAge)
-	}
-	if got, want := modelCounters(st.Counters), modelCounters(s.m.c); got != want {
-		t.Fatalf("Stats: counters\n got %+v\nwant %+v", got, want)
 	}
 }
 
-// counterSet is the part of [sqsq.Counters] the model keeps. (Counters of
-// features the model leaves out, such as dead-letter moves, stay out.)
+// counterSet is the part of [sqsq.Counters] the model keeps. (The
+// dead-letter and redrive counters are compared by model_redrive_test.go.)
 type counterSet struct {
 	Sent, Received, Deleted, DeleteRequests, ReceiveCalls, EmptyReceives int64
 	LongPolls, LongPollWakeups, Redelivered, VisibilityExpirations       int64

@@ -235,6 +235,9 @@ func (t *moveTask) isActive() bool { return t.active.Load() }
 func (t *moveTask) nextDue() (int64, bool) {
 	switch t.status {
 	case MoveTaskRunning:
+		if t.moved >= t.toMove {
+			return t.started, true // nothing (left) to move: done at once
+		}
 		return min(t.dueAt(t.moved), t.started+int64(moveTaskMaxDuration)), true
 	case MoveTaskCancelling:
 		return t.cancelTime + 1, true
@@ -244,11 +247,14 @@ func (t *moveTask) nextDue() (int64, bool) {
 
 // syncTasks brings every running move task up to the clock's now. It is
 // called at the start of every operation, with no queue lock held, so that
-// progress is visible to the very next call after the clock moves.
+// progress is visible to the very next call after the clock moves. Steps
+// run in time order across tasks, each as of its own due instant, so the
+// outcome does not depend on which calls happened in between.
 func (b *Broker) syncTasks() {
 	if b.runningTasks.Load() == 0 {
 		return
 	}
+	now := b.clock.Now().UnixNano()
 	b.mu.Lock()
 	var active []*moveTask
 	for _, t := range b.tasks.all {
@@ -257,50 +263,63 @@ func (b *Broker) syncTasks() {
 		}
 	}
 	b.mu.Unlock()
-	for _, t := range active {
-		t.advance()
+	for {
+		var next *moveTask
+		best := int64(math.MaxInt64)
+		for _, t := range active {
+			if d := t.due.Load(); d <= now && d < best {
+				best, next = d, t
+			}
+		}
+		if next == nil {
+			return
+		}
+		next.step(now)
 	}
 }
 
-// advance moves the messages that are due by now and settles the status.
-func (t *moveTask) advance() {
+// step carries out the task's next step if it is due by now, as of the
+// instant it is due: one message moved, or the status settled.
+func (t *moveTask) step(now int64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	defer t.publishDue()
-	now := t.b.clock.Now().UnixNano()
+	at, ok := t.nextDue()
+	if !ok || at > now {
+		return
+	}
 	switch t.status {
 	case MoveTaskCancelling:
-		if now > t.cancelTime {
-			t.finish(MoveTaskCancelled, "")
-		}
+		t.finish(MoveTaskCancelled, "")
 		return
 	case MoveTaskRunning:
 	default:
 		return
 	}
-	deadline := t.started + int64(moveTaskMaxDuration)
-	for t.moved < t.toMove {
-		at := t.dueAt(t.moved)
-		if at > now || at > deadline {
-			break
-		}
-		moved, failure, done := t.moveOne(at, now)
-		if failure != "" {
-			t.finish(MoveTaskFailed, failure)
-			return
-		}
-		if done {
-			t.finish(MoveTaskCompleted, "")
-			return
-		}
-		if moved {
-			t.moved++
-		}
-	}
 	if t.moved >= t.toMove {
 		t.finish(MoveTaskCompleted, "")
-	} else if now >= deadline {
+		return
+	}
+	if at < t.dueAt(t.moved) { // the 36-hour limit came first
 		t.finish(MoveTaskFailed, MoveTaskTimedOut)
+		return
+	}
+	for {
+		moved, failure, done := t.moveOne(at)
+		switch {
+		case failure != "":
+			t.finish(MoveTaskFailed, failure)
+		case done:
+			t.finish(MoveTaskCompleted, "")
+		case moved:
+			t.moved++
+			if t.moved >= t.toMove {
+				t.finish(MoveTaskCompleted, "")
+			}
+		default:
+			continue // the source changed while unlocked: look again
+		}
+		return
 	}
 }
 
@@ -321,9 +340,10 @@ func (t *moveTask) finish(status, failure string) {
 }
 
 // moveOne moves the oldest available message of the source to its
-// destination as a new message enqueued at the instant at. done reports that
-// the source has nothing left to move; failure ends the task.
-func (t *moveTask) moveOne(at, now int64) (moved bool, failure string, done bool) {
+// destination as a new message, as of the instant at. done reports that the
+// source has nothing left to move; failure ends the task.
+func (t *moveTask) moveOne(at int64) (moved bool, failure string, done bool) {
+	now := at
 	src := t.source
 	src.mu.Lock()
 	if src.deleted {

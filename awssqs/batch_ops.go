@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/sqsq/sqsq"
+	"github.com/sqsq/sqsq/internal/present"
 )
 
 // SendMessageBatch sends up to 10 messages. Request-level errors
@@ -40,8 +41,8 @@ func (c *Client) sendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchI
 	for i := range in.Entries {
 		e := &in.Entries[i]
 		entries[i].Id = str(e.Id)
-		send, err := sendInput(e.MessageBody, e.DelaySeconds, e.MessageAttributes, e.MessageSystemAttributes,
-			e.MessageGroupId, e.MessageDeduplicationId)
+		send, err := sendInput(e.MessageBody, e.DelaySeconds, present.Sent(ctx, &e.DelaySeconds),
+			e.MessageAttributes, e.MessageSystemAttributes, e.MessageGroupId, e.MessageDeduplicationId)
 		var serr *sqsq.Error
 		if errors.As(err, &serr) {
 			if refused == nil {

@@ -34,7 +34,10 @@
 // never sends a zero for ReceiveMessage's MaxNumberOfMessages,
 // VisibilityTimeout and WaitTimeSeconds nor for SendMessage's DelaySeconds,
 // so a Client reads 0 there as "not set", exactly as SQS does; the zero of
-// ChangeMessageVisibility is sent, and is a real 0.
+// ChangeMessageVisibility is sent, and is a real 0. (Other SDKs can send
+// those zeros over HTTP; the sqshttp handler, which translates requests
+// with these same methods, marks the ones a request sent in the call's
+// context, and there a 0 means 0.)
 //
 // # Outputs and errors as AWS returns them
 //

@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/sqsq/sqsq"
+	"github.com/sqsq/sqsq/internal/present"
 )
 
 // SendMessage sends one message. As the SDK never sends a DelaySeconds of
@@ -34,8 +35,8 @@ func (c *Client) sendMessage(ctx context.Context, in *sqs.SendMessageInput) (*sq
 	if err != nil {
 		return nil, err
 	}
-	send, err := sendInput(in.MessageBody, in.DelaySeconds, in.MessageAttributes, in.MessageSystemAttributes,
-		in.MessageGroupId, in.MessageDeduplicationId)
+	send, err := sendInput(in.MessageBody, in.DelaySeconds, present.Sent(ctx, &in.DelaySeconds),
+		in.MessageAttributes, in.MessageSystemAttributes, in.MessageGroupId, in.MessageDeduplicationId)
 	if err != nil {
 		return nil, err
 	}
@@ -60,11 +61,12 @@ func (c *Client) sendMessage(ctx context.Context, in *sqs.SendMessageInput) (*sq
 }
 
 // sendInput translates the members SendMessage and a SendMessageBatch
-// entry share.
-func sendInput(body *string, delay int32, attrs map[string]types.MessageAttributeValue,
+// entry share. delaySent tells whether DelaySeconds was sent (see
+// [present.Sent]): the SDK omits a 0, so the service sees it as not set.
+func sendInput(body *string, delay int32, delaySent bool, attrs map[string]types.MessageAttributeValue,
 	system map[string]types.MessageSystemAttributeValue, group, dedup *string) (sqsq.SendInput, error) {
 	in := sqsq.SendInput{MessageBody: str(body)}
-	if delay != 0 { // the SDK omits 0, so the service never sees it
+	if delaySent {
 		in.DelaySeconds = sqsq.Some(seconds(delay))
 	}
 	var err error
@@ -104,10 +106,16 @@ func (c *Client) receiveMessage(ctx context.Context, in *sqs.ReceiveMessageInput
 		MessageAttributeNames:       in.MessageAttributeNames,
 		ReceiveRequestAttemptId:     str(in.ReceiveRequestAttemptId),
 	}
-	if in.VisibilityTimeout != 0 { // the SDK omits 0, so the service never sees it
+	// The SDK omits these when 0, so a 0 is "not set" unless a wire client
+	// sent it (see package present). The core reads MaxNumberOfMessages 0
+	// as its default, so a sent 0 is refused here.
+	if in.MaxNumberOfMessages == 0 && present.Sent(ctx, &in.MaxNumberOfMessages) {
+		return nil, invalid("MaxNumberOfMessages", "0", "Must be between 1 and 10, if provided.")
+	}
+	if present.Sent(ctx, &in.VisibilityTimeout) {
 		r.VisibilityTimeout = sqsq.Some(seconds(in.VisibilityTimeout))
 	}
-	if in.WaitTimeSeconds != 0 {
+	if present.Sent(ctx, &in.WaitTimeSeconds) {
 		r.WaitTimeSeconds = sqsq.Some(seconds(in.WaitTimeSeconds))
 	}
 	msgs, err := q.Receive(ctx, r)

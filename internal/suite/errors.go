@@ -87,6 +87,10 @@ func testErrorText(e *env) {
 	_, err := e.api().GetQueueUrl(e.ctx, &sqs.GetQueueUrlInput{QueueName: aws.String("nope")})
 	modelled := regexp.MustCompile(`^operation error SQS: GetQueueUrl, https response error StatusCode: 400, RequestID: [^,]+, ` +
 		`AWS\.SimpleQueueService\.NonExistentQueue: The specified queue does not exist\.$`)
+	if e.h.Features.QueryProtocol {
+		modelled = regexp.MustCompile(`^operation error SQS: GetQueueUrl, https response error StatusCode: 400, RequestID: [^,]+, ` +
+			`QueueDoesNotExist: The specified queue does not exist for this wsdl version\.$`)
+	}
 	if err == nil || !modelled.MatchString(err.Error()) {
 		e.t.Errorf("error text %q, want it to match %s (§13.2)", err, modelled)
 	}

@@ -59,6 +59,14 @@ type Features struct {
 	// smithy.InvalidParamsError; otherwise the service's MissingParameter
 	// is expected.
 	ClientValidation bool
+	// QueryProtocol is set when the SDK speaks the legacy Query protocol
+	// (sqs.Options.Protocol set to awsquery), which reads errors
+	// differently from the JSON protocol: a modelled error's ErrorCode() is
+	// its shape name ("QueueDoesNotExist"), as the SDK sets no
+	// ErrorCodeOverride from an XML error; an unmodelled error has no fault;
+	// and AWS words QueueDoesNotExist "... does not exist for this wsdl
+	// version." there.
+	QueryProtocol bool
 }
 
 // Harness is one front door over a fresh broker, made for one test.

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/sqsq/sqsq"
+)
+
+// admin is the endpoint of -clock=virtual, under /_sqsq/. It is not
+// registered in real-clock mode, where those paths are SQS's (and answer
+// 404).
+type admin struct {
+	b   *sqsq.Broker
+	clk *clock.Mock
+}
+
+func (a admin) register(mux *http.ServeMux) {
+	mux.HandleFunc("GET /_sqsq/clock", a.now)
+	mux.HandleFunc("POST /_sqsq/clock/advance", a.advance)
+	mux.HandleFunc("GET /_sqsq/queues/{name}/receivers", a.receivers)
+}
+
+// clockState is the answer of the clock endpoints.
+type clockState struct {
+	Now        time.Time `json:"now"`
+	UnixMillis int64     `json:"unixMillis"`
+}
+
+func (a admin) state() clockState {
+	now := a.clk.Now()
+	return clockState{Now: now.UTC(), UnixMillis: now.UnixMilli()}
+}
+
+func (a admin) now(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusOK, a.state()) }
+
+// advance moves the virtual clock forward by a duration given as
+// {"duration":"30s"} or ?d=30s (Go syntax: 1h30m, 250ms, …): every delay,
+// visibility timeout, retention period, long poll and move task whose time
+// comes is due at once.
+func (a admin) advance(w http.ResponseWriter, r *http.Request) {
+	d := r.URL.Query().Get("d")
+	if d == "" {
+		d = r.URL.Query().Get("duration")
+	}
+	if d == "" && r.ContentLength != 0 {
+		var body struct {
+			Duration string `json:"duration"`
+		}
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<10)).Decode(&body); err != nil {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("the body must be {\"duration\": \"30s\"}: %v", err))
+			return
+		}
+		d = body.Duration
+	}
+	dur, err := time.ParseDuration(d)
+	switch {
+	case d == "":
+		writeError(w, http.StatusBadRequest, `give the duration as {"duration":"30s"} or ?d=30s`)
+		return
+	case err != nil:
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	case dur < 0:
+		writeError(w, http.StatusBadRequest, "the clock only moves forward")
+		return
+	}
+	a.clk.Add(dur)
+	writeJSON(w, http.StatusOK, a.state())
+}
+
+// receivers waits until at least ?atLeast=N (default 1) long polls are
+// parked on the queue, so that a test advances the clock only once its
+// receiver will see it; it answers {"parked": n}. It gives up when the
+// client does.
+func (a admin) receivers(w http.ResponseWriter, r *http.Request) {
+	n := 1
+	if s := r.URL.Query().Get("atLeast"); s != "" {
+		var err error
+		if n, err = strconv.Atoi(s); err != nil || n < 0 {
+			writeError(w, http.StatusBadRequest, "atLeast must be a count")
+			return
+		}
+	}
+	q, err := a.b.GetQueue(r.Context(), r.PathValue("name"))
+	if err != nil {
+		writeError(w, http.StatusNotFound, err.Error())
+		return
+	}
+	if err := q.WaitForReceivers(r.Context(), n); err != nil {
+		writeError(w, http.StatusRequestTimeout, err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]int{"parked": q.ParkedReceivers()})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]string{"error": msg})
+}

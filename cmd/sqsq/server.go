@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/sqsq/sqsq"
+	"github.com/sqsq/sqsq/sqshttp"
+)
+
+// options are the command line of sqsq.
+type options struct {
+	addr      string
+	region    string
+	accountID string
+	baseURL   string
+	logLevel  slog.Level
+	config    string
+	clock     string
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("sqsq", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = usage(fs, stderr)
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:9324", "`host:port` to listen on (port 0 picks a free port)")
+	fs.StringVar(&o.region, "region", "us-east-1", "region of queue ARNs")
+	fs.StringVar(&o.accountID, "account-id", "000000000000", "account id of queue URLs and ARNs")
+	fs.StringVar(&o.baseURL, "base-url", "", "fixed scheme and host of returned queue URLs (default: those of each request)")
+	fs.TextVar(&o.logLevel, "log-level", slog.LevelInfo, "log `level`: debug (every request), info, warn or error")
+	fs.StringVar(&o.config, "config", "", "JSON `file` of queues to create at start-up (see README.md)")
+	fs.StringVar(&o.clock, "clock", "real", "`real`, or virtual: time stands still until POST /_sqsq/clock/advance moves it")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if o.clock != "real" && o.clock != "virtual" {
+		return o, fmt.Errorf("-clock must be real or virtual, not %q", o.clock)
+	}
+	return o, nil
+}
+
+// run serves SQS until ctx ends, then shuts down gracefully: it stops
+// accepting connections, ends parked long polls with an empty result,
+// lets in-flight requests finish, and closes the broker. It prints the
+// address it serves on to stdout, and logs to stderr.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: o.logLevel}))
+
+	var clk clock.Clock = clock.New()
+	var mock *clock.Mock
+	if o.clock == "virtual" {
+		mock = clock.NewMock()
+		mock.Set(time.Now().Truncate(time.Millisecond)) // start at today, then stand still
+		clk = mock
+	}
+	b := sqsq.NewBroker(sqsq.WithClock(clk), sqsq.WithRegion(o.region), sqsq.WithAccountID(o.accountID))
+	defer b.Close()
+
+	if o.config != "" {
+		n, err := loadConfig(ctx, b, o.config)
+		if err != nil {
+			return err
+		}
+		log.Info("created queues", "config", o.config, "queues", n)
+	}
+
+	drain, drained := context.WithCancel(context.Background())
+	defer drained()
+	opts := []sqshttp.Option{sqshttp.WithDrain(drain)}
+	if o.baseURL != "" {
+		opts = append(opts, sqshttp.WithBaseURL(o.baseURL))
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/", sqshttp.NewHandler(b, opts...))
+	if mock != nil {
+		admin{b: b, clk: mock}.register(mux)
+	}
+
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           logRequests(log, mux),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	fmt.Fprintf(stdout, "sqsq serving SQS on http://%s (clock=%s, region=%s, account=%s)\n", ln.Addr(), o.clock, o.region, o.accountID)
+
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	drained() // parked long polls answer now, with nothing
+	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		_ = srv.Close()
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// logRequests logs each request at debug level.
+func logRequests(log *slog.Logger, next http.Handler) http.Handler {
+	if !log.Enabled(context.Background(), slog.LevelDebug) {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(rec, r)
+		op := strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "AmazonSQS.")
+		if op == "" {
+			op = r.URL.Query().Get("Action")
+		}
+		log.Debug("request", "method", r.Method, "path", r.URL.Path, "op", op, "status", rec.status,
+			"duration", time.Since(start), "request_id", w.Header().Get("x-amzn-RequestId"))
+	})
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(status int) {
+	r.status = status
+	r.ResponseWriter.WriteHeader(status)
+}

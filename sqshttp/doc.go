@@ -1,0 +1,77 @@
+// Package sqshttp is an Amazon SQS endpoint over a [sqsq.Broker]: an
+// http.Handler that speaks SQS's wire protocols, so that any SQS client —
+// the AWS SDKs for Go, Java, Python or JavaScript, the AWS CLI, code that
+// holds a concrete *sqs.Client — can talk to sqsq by pointing its endpoint
+// at it.
+//
+// # In a Go test
+//
+// Wrap the handler in an httptest.Server and point the real SDK at it:
+//
+//	clk := clock.NewMock()
+//	b := sqsq.NewBroker(sqsq.WithClock(clk))
+//	srv := httptest.NewServer(sqshttp.NewHandler(b))
+//	defer srv.Close()
+//	client := sqs.New(sqs.Options{
+//		Region:       "us-east-1",
+//		BaseEndpoint: aws.String(srv.URL),
+//		Credentials:  aws.AnonymousCredentials{},
+//	})
+//
+// The SDK's requests, checksums, retries and error parsing then run
+// exactly as against AWS, while time follows the mock clock. The
+// standalone server cmd/sqsq wraps the same handler.
+//
+// # Protocols
+//
+// The handler serves, on any path:
+//
+//   - AWS JSON 1.0, which current SDKs use: a POST with
+//     X-Amz-Target: AmazonSQS.<Operation> and a JSON body whose members
+//     have the exact, case-sensitive names of the SQS model. Errors carry
+//     __type (com.amazonaws.sqs#QueueDoesNotExist, …), a message, and the
+//     x-amzn-query-error header with SQS's legacy code, from which the SDKs
+//     build the same typed errors and ErrorCode() values as against AWS.
+//   - The legacy Query protocol of older SDKs and hand-written clients:
+//     Action=<Operation> with flattened parameters (Attribute.1.Name,
+//     MessageAttribute.1.Value.DataType, SendMessageBatchRequestEntry.1.Id,
+//     …) in a form-encoded POST body or a GET query string, sent to "/" or
+//     to a queue URL (which then names the queue), answered with XML in the
+//     http://queue.amazonaws.com/doc/2012-11-05/ namespace.
+//
+// Member names, list and map layouts and the XML element names are read
+// from the SDK's model, not written down twice. Every request is
+// translated to the broker by the [awssqs] adapter, the same code the
+// in-process client runs, so the two front doors cannot drift apart. One
+// difference is deliberate: a client other than the Go SDK can send an
+// explicit 0 for ReceiveMessage's MaxNumberOfMessages, VisibilityTimeout
+// and WaitTimeSeconds and SendMessage's DelaySeconds, and over HTTP that 0
+// means 0 (a MaxNumberOfMessages of 0 is refused, as SQS refuses it).
+//
+// # Queue URLs
+//
+// Queue URLs in responses are built from the request: its Host, and https
+// when it came over TLS or with X-Forwarded-Proto: https, so that a client
+// reaches the queue at the URL it is given. [WithBaseURL] fixes them
+// instead. Incoming queue URLs are resolved by their path alone
+// (/{account}/{name}), whatever their scheme and host.
+//
+// # Hostile input
+//
+// Bad requests get a well-formed AWS error in the protocol of the request,
+// never a panic or an internal error: an unknown operation
+// (UnknownOperationException; InvalidAction over Query), malformed JSON or a
+// member of the wrong type (SerializationException), a missing member
+// (MissingParameter), a body over the size limit (HTTP 413,
+// RequestEntityTooLarge; see [WithMaxRequestBytes]), text that is not UTF-8
+// (InvalidMessageContents for a body). Requests are not authenticated:
+// SigV4 signatures are accepted and ignored, as by every local SQS
+// emulator.
+//
+// # Long polls
+//
+// A ReceiveMessage with a wait parks on the broker's clock and ends when
+// its client goes away (the request's context). [WithDrain] ends parked
+// receives early, with an empty result, for a graceful shutdown; closing
+// the broker ends them with ServiceUnavailable.
+package sqshttp

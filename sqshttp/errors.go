@@ -1,0 +1,131 @@
+package sqshttp
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/sqsq/sqsq"
+	"github.com/sqsq/sqsq/awssqs"
+)
+
+// Errors of the protocol layer, which SQS itself does not model. Their
+// wire names come from [sqsq.Code.Info], which reads an unknown code as a
+// 400 sender error named after itself; the status is set where it differs.
+const (
+	codeUnknownOperation      sqsq.Code = "UnknownOperationException"
+	codeSerialization         sqsq.Code = "SerializationException"
+	codeInvalidAction         sqsq.Code = "InvalidAction"
+	codeMissingAction         sqsq.Code = "MissingAction"
+	codeMalformedQueryString  sqsq.Code = "MalformedQueryString"
+	codeRequestEntityTooLarge sqsq.Code = "RequestEntityTooLarge"
+	codeRequestCanceled       sqsq.Code = "RequestCanceled"
+	codeInternalFailure       sqsq.Code = "InternalFailure"
+)
+
+// wireError is an error as the handler writes it: the core error plus the
+// HTTP status, which differs from the code's for a few protocol errors.
+type wireError struct {
+	err    *sqsq.Error
+	status int
+	// namespace of __type: AWS's protocol layer answers with coral's.
+	namespace string
+}
+
+const (
+	sqsNamespace   = "com.amazonaws.sqs#"
+	coralNamespace = "com.amazon.coral.service#"
+)
+
+func newWireError(code sqsq.Code, msg string) *wireError {
+	e := &wireError{err: &sqsq.Error{Code: code, Message: msg}, namespace: sqsNamespace}
+	e.status = code.Info().HTTPStatus
+	switch code {
+	case codeUnknownOperation, codeSerialization:
+		e.namespace = coralNamespace
+	case codeRequestEntityTooLarge:
+		e.status = http.StatusRequestEntityTooLarge
+	case codeInternalFailure:
+		e.status = http.StatusInternalServerError
+		e.err.Receiver = true
+	}
+	return e
+}
+
+// errorFor turns what an adapter method returned into the wire error:
+// the core error behind the SDK's error chain, a cancelled request, or an
+// internal failure.
+func errorFor(err error) *wireError {
+	var core *sqsq.Error
+	if errors.As(err, &core) { // from the decoders
+		return &wireError{err: core, status: core.Code.Info().HTTPStatus, namespace: sqsNamespace}
+	}
+	if e, ok := awssqs.CoreError(err); ok {
+		if e.Code == sqsq.CodeServiceUnavailable {
+			e.Receiver = true
+		}
+		return &wireError{err: e, status: e.Code.Info().HTTPStatus, namespace: sqsNamespace}
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return newWireError(codeRequestCanceled, "The request was cancelled.")
+	}
+	return newWireError(codeInternalFailure, "The request processing has failed because of an unknown error.")
+}
+
+// fault is the fault part of x-amzn-query-error and of the Query
+// protocol's Error/Type.
+func (e *wireError) fault() string {
+	if e.err.Receiver || e.status >= 500 {
+		return "Receiver"
+	}
+	return "Sender"
+}
+
+// writeJSON writes e in the AWS JSON 1.0 protocol with SQS's
+// awsQueryCompatible header, from which the SDKs take the legacy code.
+func (e *wireError) writeJSON(w http.ResponseWriter) {
+	info := e.err.Code.Info()
+	h := w.Header()
+	h.Set("Content-Type", jsonContentType)
+	h.Set("x-amzn-query-error", info.QueryCode+";"+e.fault())
+	b := make([]byte, 0, 128+len(e.err.Message))
+	b = append(b, `{"__type":`...)
+	b = appendJSONString(b, e.namespace+info.WireType)
+	b = append(b, `,"message":`...)
+	b = appendJSONString(b, e.err.Message)
+	b = append(b, '}')
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(e.status)
+	_, _ = w.Write(b)
+}
+
+// queryMessage is the message of e over the Query protocol, where AWS words
+// QueueDoesNotExist differently.
+func (e *wireError) queryMessage() string {
+	if e.err.Code == sqsq.CodeQueueDoesNotExist && e.err.Message == "The specified queue does not exist." {
+		return "The specified queue does not exist for this wsdl version."
+	}
+	return e.err.Message
+}
+
+// writeXML writes e in the Query protocol: an ErrorResponse document with
+// the legacy code.
+func (e *wireError) writeXML(w http.ResponseWriter, requestID string) {
+	info := e.err.Code.Info()
+	b := make([]byte, 0, 256+len(e.err.Message))
+	b = append(b, `<?xml version="1.0"?><ErrorResponse xmlns="`+queryNamespace+`"><Error><Type>`...)
+	b = append(b, e.fault()...)
+	b = append(b, "</Type><Code>"...)
+	b = appendXMLText(b, info.QueryCode)
+	b = append(b, "</Code><Message>"...)
+	b = appendXMLText(b, e.queryMessage())
+	b = append(b, "</Message><Detail/></Error><RequestId>"...)
+	b = appendXMLText(b, requestID)
+	b = append(b, "</RequestId></ErrorResponse>"...)
+	h := w.Header()
+	h.Set("Content-Type", xmlContentType)
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(e.status)
+	_, _ = w.Write(b)
+}

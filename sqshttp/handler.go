@@ -1,0 +1,292 @@
+package sqshttp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/smithy-go"
+
+	"github.com/sqsq/sqsq"
+	"github.com/sqsq/sqsq/awssqs"
+	"github.com/sqsq/sqsq/internal/present"
+)
+
+const (
+	jsonContentType = "application/x-amz-json-1.0"
+	xmlContentType  = "text/xml"
+	targetPrefix    = "AmazonSQS."
+)
+
+// operation is one SQS operation: how to make its input and how to call
+// the adapter's method for it.
+type operation struct {
+	name       string
+	input      reflect.Type // the SDK input struct
+	queueLevel bool         // the input has a QueueUrl member
+	result     bool         // the output has members (Query: an <OpResult> element)
+	call       func(ctx context.Context, c *awssqs.Client, in any) (smithy.Serializable, error)
+}
+
+// op builds the operation of an adapter method. Its name is the SDK's.
+func op[In, Out any, PO interface {
+	*Out
+	smithy.Serializable
+}](name string, f func(*awssqs.Client, context.Context, *In, ...func(*sqs.Options)) (*Out, error)) *operation {
+	in, out := reflect.TypeFor[In](), reflect.TypeFor[Out]()
+	o := &operation{name: name, input: in}
+	_, o.queueLevel = in.FieldByName("QueueUrl")
+	for i := 0; i < out.NumField(); i++ {
+		if f := out.Field(i); f.IsExported() && f.Name != "ResultMetadata" {
+			o.result = true
+		}
+	}
+	o.call = func(ctx context.Context, c *awssqs.Client, in any) (smithy.Serializable, error) {
+		res, err := f(c, ctx, in.(*In))
+		if err != nil {
+			return nil, err
+		}
+		return PO(res), nil
+	}
+	return o
+}
+
+// operations are the 23 operations of SQS (API version 2012-11-05), by name.
+var operations = func() map[string]*operation {
+	ops := []*operation{
+		op("AddPermission", (*awssqs.Client).AddPermission),
+		op("CancelMessageMoveTask", (*awssqs.Client).CancelMessageMoveTask),
+		op("ChangeMessageVisibility", (*awssqs.Client).ChangeMessageVisibility),
+		op("ChangeMessageVisibilityBatch", (*awssqs.Client).ChangeMessageVisibilityBatch),
+		op("CreateQueue", (*awssqs.Client).CreateQueue),
+		op("DeleteMessage", (*awssqs.Client).DeleteMessage),
+		op("DeleteMessageBatch", (*awssqs.Client).DeleteMessageBatch),
+		op("DeleteQueue", (*awssqs.Client).DeleteQueue),
+		op("GetQueueAttributes", (*awssqs.Client).GetQueueAttributes),
+		op("GetQueueUrl", (*awssqs.Client).GetQueueUrl),
+		op("ListDeadLetterSourceQueues", (*awssqs.Client).ListDeadLetterSourceQueues),
+		op("ListMessageMoveTasks", (*awssqs.Client).ListMessageMoveTasks),
+		op("ListQueueTags", (*awssqs.Client).ListQueueTags),
+		op("ListQueues", (*awssqs.Client).ListQueues),
+		op("PurgeQueue", (*awssqs.Client).PurgeQueue),
+		op("ReceiveMessage", (*awssqs.Client).ReceiveMessage),
+		op("RemovePermission", (*awssqs.Client).RemovePermission),
+		op("SendMessage", (*awssqs.Client).SendMessage),
+		op("SendMessageBatch", (*awssqs.Client).SendMessageBatch),
+		op("SetQueueAttributes", (*awssqs.Client).SetQueueAttributes),
+		op("StartMessageMoveTask", (*awssqs.Client).StartMessageMoveTask),
+		op("TagQueue", (*awssqs.Client).TagQueue),
+		op("UntagQueue", (*awssqs.Client).UntagQueue),
+	}
+	m := make(map[string]*operation, len(ops))
+	for _, o := range ops {
+		m[o.name] = o
+	}
+	return m
+}()
+
+// handler serves SQS's wire protocols over a broker.
+type handler struct {
+	b   *sqsq.Broker
+	cfg config
+
+	fixed    *awssqs.Client // with cfg.baseURL; nil when URLs follow the request
+	clients  sync.Map       // base URL → *awssqs.Client
+	nClients atomic.Int32
+
+	bufs    sync.Pool // *bytes.Buffer for request bodies
+	writers sync.Pool // *jsonWriter
+}
+
+// NewHandler returns an http.Handler that serves Amazon SQS over b: the
+// AWS JSON 1.0 protocol of the current SDKs and the legacy Query protocol,
+// on any path. Every request is answered as SQS answers it — a result, or
+// the error SQS sends, in the shape of its protocol — and never with a
+// panic or an internal error for bad input. Requests are not
+// authenticated; signatures are accepted and ignored.
+//
+// The handler translates requests with the [awssqs] adapter, so the
+// in-process client and the HTTP endpoint behave identically. It is safe
+// for concurrent use. It does not close b.
+func NewHandler(b *sqsq.Broker, opts ...Option) http.Handler {
+	h := &handler{b: b, cfg: defaultConfig()}
+	for _, o := range opts {
+		o.apply(&h.cfg)
+	}
+	if h.cfg.baseURL != "" {
+		h.fixed = h.newClient(h.cfg.baseURL)
+	}
+	return h
+}
+
+// noRequestID is the request-id source of the adapters: the handler writes
+// its own request id, never the adapter's.
+func noRequestID() string { return "" }
+
+func (h *handler) newClient(base string) *awssqs.Client {
+	return awssqs.New(h.b, awssqs.WithBaseURL(base), awssqs.WithRequestIDFunc(noRequestID))
+}
+
+// maxClients bounds the cache of adapters by base URL: a server is reached
+// under a few host names, not thousands.
+const maxClients = 64
+
+// client returns the adapter whose queue URLs start with base.
+func (h *handler) client(base string) *awssqs.Client {
+	if h.fixed != nil {
+		return h.fixed
+	}
+	if c, ok := h.clients.Load(base); ok {
+		return c.(*awssqs.Client)
+	}
+	c := h.newClient(base)
+	if h.nClients.Load() < maxClients {
+		if _, loaded := h.clients.LoadOrStore(base, c); !loaded {
+			h.nClients.Add(1)
+		}
+	}
+	return c
+}
+
+// baseURL is the scheme and host of the queue URLs for r.
+func (h *handler) baseURL(r *http.Request) string {
+	if h.cfg.baseURL != "" {
+		return h.cfg.baseURL
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	if p := r.Header.Get("X-Forwarded-Proto"); p == "https" || p == "http" {
+		scheme = p
+	}
+	host := r.Host
+	if host == "" || strings.ContainsAny(host, "/?#@ \"<>\\") {
+		host = "localhost"
+	}
+	return scheme + "://" + host
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	id := h.cfg.requestID()
+	w.Header().Set("x-amzn-RequestId", id)
+	if target := r.Header.Get("X-Amz-Target"); target != "" || strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-amz-json") {
+		h.serveJSON(w, r, target)
+		return
+	}
+	h.serveQuery(w, r, id)
+}
+
+// readBody reads r's body into a pooled buffer, which the caller returns
+// with h.bufs.Put. It fails when the body is larger than the limit.
+func (h *handler) readBody(r *http.Request) (*bytes.Buffer, *wireError) {
+	tooLarge := newWireError(codeRequestEntityTooLarge,
+		"Request body must be no larger than "+strconv.FormatInt(h.cfg.maxBody, 10)+" bytes.")
+	if r.ContentLength > h.cfg.maxBody {
+		return nil, tooLarge
+	}
+	buf, _ := h.bufs.Get().(*bytes.Buffer)
+	if buf == nil {
+		buf = new(bytes.Buffer)
+	}
+	buf.Reset()
+	if r.ContentLength > 0 {
+		buf.Grow(int(r.ContentLength) + 1)
+	}
+	_, err := buf.ReadFrom(io.LimitReader(r.Body, h.cfg.maxBody+1))
+	if int64(buf.Len()) > h.cfg.maxBody {
+		h.putBody(buf)
+		return nil, tooLarge
+	}
+	if err != nil {
+		h.putBody(buf)
+		return nil, newWireError(codeRequestCanceled, "The request body could not be read.")
+	}
+	return buf, nil
+}
+
+// putBody returns a body buffer to the pool, unless it grew large.
+func (h *handler) putBody(buf *bytes.Buffer) {
+	if buf.Cap() <= 1<<20 {
+		h.bufs.Put(buf)
+	}
+}
+
+// invoke calls o with input in for request r. Receives end early, with
+// what they have, when the drain context ends (see [WithDrain]).
+func (h *handler) invoke(r *http.Request, o *operation, base string, in any, zeros present.Zeros) (smithy.Serializable, *wireError) {
+	ctx := r.Context()
+	draining := false
+	if h.cfg.drain != nil && o.name == "ReceiveMessage" {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		stop := context.AfterFunc(h.cfg.drain, cancel)
+		defer stop()
+		draining = true
+	}
+	ctx = present.NewContext(ctx, zeros)
+	out, err := o.call(ctx, h.client(base), in)
+	if err == nil {
+		return out, nil
+	}
+	if draining && errors.Is(err, context.Canceled) && h.cfg.drain.Err() != nil && r.Context().Err() == nil {
+		return &sqs.ReceiveMessageOutput{}, nil // as if the wait had ended
+	}
+	return nil, errorFor(err)
+}
+
+func (h *handler) serveJSON(w http.ResponseWriter, r *http.Request, target string) {
+	name, ok := strings.CutPrefix(target, targetPrefix)
+	o := operations[name]
+	if !ok || o == nil {
+		h.discard(r)
+		newWireError(codeUnknownOperation, "The operation "+strconv.Quote(target)+" is not known to this endpoint.").writeJSON(w)
+		return
+	}
+	buf, werr := h.readBody(r)
+	if werr != nil {
+		werr.writeJSON(w)
+		return
+	}
+	in := reflect.New(o.input).Interface()
+	zeros, err := decodeJSON(buf.Bytes(), in)
+	h.putBody(buf)
+	if err != nil {
+		newWireError(codeSerialization, err.Error()).writeJSON(w)
+		return
+	}
+	out, werr := h.invoke(r, o, h.baseURL(r), in, zeros)
+	if werr != nil {
+		werr.writeJSON(w)
+		return
+	}
+	jw, _ := h.writers.Get().(*jsonWriter)
+	if jw == nil {
+		jw = &jsonWriter{}
+	}
+	jw.reset()
+	out.Serialize(jw)
+	hdr := w.Header()
+	hdr.Set("Content-Type", jsonContentType)
+	hdr.Set("Content-Length", strconv.Itoa(len(jw.buf)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(jw.buf)
+	if cap(jw.buf) <= 1<<20 {
+		h.writers.Put(jw)
+	}
+}
+
+// discard reads a little of an unwanted body, so the connection can be
+// reused for small ones.
+func (h *handler) discard(r *http.Request) {
+	_, _ = io.CopyN(io.Discard, r.Body, 64<<10)
+}
