@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	idgen "github.com/sqsq/sqsq/internal/ids"
+
 	"github.com/benbjohnson/clock"
 )
 
@@ -54,7 +56,7 @@ func NewBroker(opts ...Option) *Broker {
 	cfg.arnPrefix = "arn:" + cfg.partition + ":sqs:" + cfg.region + ":" + cfg.accountID + ":"
 	ids := cfg.idFunc
 	if ids == nil {
-		ids = randomIDs()
+		ids = idgen.NewRandom()
 	}
 	b := &Broker{
 		cfg:       cfg,

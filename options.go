@@ -1,14 +1,9 @@
 package sqsq
 
 import (
-	"crypto/rand"
-	"encoding/binary"
-	mathrand "math/rand/v2"
-	"sync"
 	"time"
 
 	"github.com/benbjohnson/clock"
-	"github.com/google/uuid"
 )
 
 // Option configures a [Broker]. Options are sealed: only this package
@@ -145,25 +140,6 @@ func WithFaults(f Faults) Option {
 // nothing.
 func WithObserver(o Observer) Option {
 	return optionFunc(func(cfg *config) { cfg.observer = o })
-}
-
-// randomIDs returns UUIDv4 strings from a ChaCha8 stream seeded once from
-// crypto/rand: as unique as uuid.New, without a system call per id.
-func randomIDs() func() string {
-	var seed [32]byte
-	_, _ = rand.Read(seed[:])
-	var mu sync.Mutex
-	src := mathrand.NewChaCha8(seed)
-	return func() string {
-		var u uuid.UUID
-		mu.Lock()
-		binary.LittleEndian.PutUint64(u[:8], src.Uint64())
-		binary.LittleEndian.PutUint64(u[8:], src.Uint64())
-		mu.Unlock()
-		u[6] = (u[6] & 0x0f) | 0x40 // version 4
-		u[8] = (u[8] & 0x3f) | 0x80 // RFC 4122 variant
-		return u.String()
-	}
 }
 
 func trimSlash(s string) string {

@@ -186,25 +186,9 @@ type BatchResult struct {
 // errors fail the whole call; each entry otherwise behaves like [Queue.Delete]
 // and its failure is reported in Failed while the others are applied.
 func (q *Queue) DeleteBatch(ctx context.Context, entries []DeleteBatchEntry) (BatchResult, error) {
-	if err := q.check(); err != nil {
-		return BatchResult{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return BatchResult{}, err
-	}
-	if err := checkBatchIDs(len(entries), "DeleteMessageBatchRequestEntry", func(i int) string { return entries[i].Id }); err != nil {
-		return BatchResult{}, err
-	}
-	now, err := q.lock()
-	if err != nil {
-		return BatchResult{}, err
-	}
-	defer q.mu.Unlock()
-	var out BatchResult
-	for _, e := range entries {
-		out.add(e.Id, q.deleteHooked(e.ReceiptHandle, now))
-	}
-	return out, nil
+	return applyBatch(ctx, q, entries, "DeleteMessageBatchRequestEntry",
+		func(e DeleteBatchEntry) string { return e.Id },
+		func(e DeleteBatchEntry, now int64) *Error { return q.deleteHooked(e.ReceiptHandle, now) })
 }
 
 // ChangeVisibilityBatchEntry is one entry of [Queue.ChangeVisibilityBatch].
@@ -217,13 +201,24 @@ type ChangeVisibilityBatchEntry struct {
 // ChangeVisibilityBatch changes the visibility of up to 10 messages
 // (ChangeMessageVisibilityBatch), each entry like [Queue.ChangeVisibility].
 func (q *Queue) ChangeVisibilityBatch(ctx context.Context, entries []ChangeVisibilityBatchEntry) (BatchResult, error) {
+	return applyBatch(ctx, q, entries, "ChangeMessageVisibilityBatchRequestEntry",
+		func(e ChangeVisibilityBatchEntry) string { return e.Id },
+		func(e ChangeVisibilityBatchEntry, now int64) *Error {
+			return q.changeVisibilityHooked(e.ReceiptHandle, e.VisibilityTimeout, now)
+		})
+}
+
+// applyBatch runs a batch call: the request-level checks, then apply on each
+// entry under one lock, collecting per-entry failures.
+func applyBatch[E any](ctx context.Context, q *Queue, entries []E, entryName string,
+	id func(E) string, apply func(E, int64) *Error) (BatchResult, error) {
 	if err := q.check(); err != nil {
 		return BatchResult{}, err
 	}
 	if err := ctx.Err(); err != nil {
 		return BatchResult{}, err
 	}
-	if err := checkBatchIDs(len(entries), "ChangeMessageVisibilityBatchRequestEntry", func(i int) string { return entries[i].Id }); err != nil {
+	if err := checkBatchIDs(len(entries), entryName, func(i int) string { return id(entries[i]) }); err != nil {
 		return BatchResult{}, err
 	}
 	now, err := q.lock()
@@ -233,7 +228,7 @@ func (q *Queue) ChangeVisibilityBatch(ctx context.Context, entries []ChangeVisib
 	defer q.mu.Unlock()
 	var out BatchResult
 	for _, e := range entries {
-		out.add(e.Id, q.changeVisibilityHooked(e.ReceiptHandle, e.VisibilityTimeout, now))
+		out.add(id(e), apply(e, now))
 	}
 	return out, nil
 }

@@ -2,13 +2,9 @@ package sqshttp
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/binary"
-	mathrand "math/rand/v2"
 	"strings"
-	"sync"
 
-	"github.com/google/uuid"
+	"github.com/sqsq/sqsq/internal/ids"
 )
 
 // Option configures the handler of [NewHandler]. Options are sealed: only
@@ -33,7 +29,7 @@ type config struct {
 const DefaultMaxRequestBytes = 4 << 20
 
 func defaultConfig() config {
-	return config{requestID: randomIDs(), maxBody: DefaultMaxRequestBytes}
+	return config{requestID: ids.NewRandom(), maxBody: DefaultMaxRequestBytes}
 }
 
 // WithBaseURL fixes the scheme and host of the queue URLs the handler
@@ -77,23 +73,4 @@ func WithMaxRequestBytes(n int64) Option {
 // requests are not affected.
 func WithDrain(ctx context.Context) Option {
 	return optionFunc(func(c *config) { c.drain = ctx })
-}
-
-// randomIDs returns UUIDv4 strings from a ChaCha8 stream seeded once from
-// crypto/rand: unique like uuid.NewString, without a system call per id.
-func randomIDs() func() string {
-	var seed [32]byte
-	_, _ = rand.Read(seed[:])
-	var mu sync.Mutex
-	src := mathrand.NewChaCha8(seed)
-	return func() string {
-		var u uuid.UUID
-		mu.Lock()
-		binary.LittleEndian.PutUint64(u[:8], src.Uint64())
-		binary.LittleEndian.PutUint64(u[8:], src.Uint64())
-		mu.Unlock()
-		u[6] = (u[6] & 0x0f) | 0x40 // version 4
-		u[8] = (u[8] & 0x3f) | 0x80 // RFC 4122 variant
-		return u.String()
-	}
 }

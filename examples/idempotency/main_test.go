@@ -3,17 +3,16 @@ package main
 import (
 	"bytes"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sqsq/sqsq/internal/golden"
 	"pgregory.net/rapid"
 )
 
 var (
-	update  = flag.Bool("update", false, "rewrite testdata/output.golden with the current output")
 	measure = flag.Bool("measure", false, "print how fast the kit finds each bug")
 )
 
@@ -29,19 +28,7 @@ func TestOutput(t *testing.T) {
 	t.Parallel()
 	var got bytes.Buffer
 	run(&got, 200)
-	golden := filepath.Join("testdata", "output.golden")
-	if *update {
-		if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(want, got.Bytes()) {
-		t.Errorf("output differs from %s (run with -update to accept it)\n--- want\n%s\n--- got\n%s", golden, want, got.Bytes())
-	}
+	golden.Check(t, filepath.Join("testdata", "output.golden"), got.Bytes())
 }
 
 // The consumer without an inbox charges twice, and the kit says so with a

@@ -2,13 +2,11 @@ package main
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/output.golden with the current output")
+	"github.com/sqsq/sqsq/internal/golden"
+)
 
 // TestOutput runs the program and compares what it prints with the golden
 // file. After an intended change, run
@@ -22,17 +20,5 @@ func TestOutput(t *testing.T) {
 	if err := run(&got); err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "output.golden")
-	if *update {
-		if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(want, got.Bytes()) {
-		t.Errorf("output differs from %s (run with -update to accept it)\n--- want\n%s\n--- got\n%s", golden, want, got.Bytes())
-	}
+	golden.Check(t, filepath.Join("testdata", "output.golden"), got.Bytes())
 }

@@ -2,15 +2,12 @@ package main
 
 import (
 	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/sqsq/sqsq/internal/golden"
 	"go.uber.org/goleak"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/output.golden with the current output")
 
 // TestMain fails the run if the program leaves a goroutine behind (the move
 // task's timer goroutine must end when the broker is closed).
@@ -30,17 +27,5 @@ func TestOutput(t *testing.T) {
 	if err := run(&got); err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "output.golden")
-	if *update {
-		if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(want, got.Bytes()) {
-		t.Errorf("output differs from %s (run with -update to accept it)\n--- want\n%s\n--- got\n%s", golden, want, got.Bytes())
-	}
+	golden.Check(t, filepath.Join("testdata", "output.golden"), got.Bytes())
 }
