@@ -112,9 +112,45 @@ func (q *Queue) unpark(w *waiter) {
 }
 
 func (q *Queue) setParked(n int) {
+	q.b.parkedChanged(n - q.parked)
 	q.parked = n
 	close(q.parkedSig)
 	q.parkedSig = make(chan struct{})
+}
+
+// parkedChanged keeps the broker-wide count of parked receives. idleMu is a
+// leaf lock, taken under queue locks.
+func (b *Broker) parkedChanged(delta int) {
+	b.idleMu.Lock()
+	b.parked += delta
+	if b.idleSig != nil {
+		close(b.idleSig)
+		b.idleSig = nil
+	}
+	b.idleMu.Unlock()
+}
+
+// WaitIdle blocks until no receive is parked on any queue of the broker, or
+// ctx ends. After [Broker.Close] it proves that every long poll has
+// returned: test kits call it to check that nothing is left behind.
+func (b *Broker) WaitIdle(ctx context.Context) error {
+	for {
+		b.idleMu.Lock()
+		if b.parked == 0 {
+			b.idleMu.Unlock()
+			return nil
+		}
+		if b.idleSig == nil {
+			b.idleSig = make(chan struct{})
+		}
+		sig := b.idleSig
+		b.idleMu.Unlock()
+		select {
+		case <-sig:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // wake wakes the waiters armed for later than at: something they wait for

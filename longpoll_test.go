@@ -398,3 +398,30 @@ func TestLongPollWakeupsCounter(t *testing.T) {
 		}
 	})
 }
+
+func TestWaitIdle(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.q.Receive(f.ctx, sqsq.ReceiveInput{WaitTimeSeconds: sqsq.Some(20 * time.Second)})
+		done <- err
+	}()
+	if err := f.q.WaitForReceivers(f.ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(f.ctx)
+	cancel()
+	if err := f.b.WaitIdle(ctx); err == nil {
+		t.Fatal("WaitIdle returned nil while a receive was parked")
+	}
+	if err := f.b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.b.WaitIdle(f.ctx); err != nil {
+		t.Fatalf("WaitIdle after Close: %v", err)
+	}
+	if err := <-done; !errors.Is(err, sqsq.ErrClosed) {
+		t.Errorf("parked receive returned %v, want ErrClosed", err)
+	}
+}

@@ -46,8 +46,9 @@ var Epoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 // NewBroker returns a Broker on a mock clock set to [Epoch], with a
 // [Recorder] installed (so [History] works) and opts applied after the
 // kit's own. The broker is closed when the test ends, which wakes every
-// parked receive so none is left behind; pair the kit with goleak in
-// TestMain to prove it.
+// parked receive; the cleanup then checks that every long poll has returned
+// (a receive still parked is reported as a leak). Pair the kit with goleak
+// in TestMain to check the rest of your goroutines.
 func NewBroker(t CleanupFataler, opts ...sqsq.Option) (*sqsq.Broker, *clock.Mock) {
 	helper(t)
 	clk := clock.NewMock()
@@ -59,6 +60,13 @@ func NewBroker(t CleanupFataler, opts ...sqsq.Option) (*sqsq.Broker, *clock.Mock
 	t.Cleanup(func() {
 		_ = b.Close()
 		unregister(rec)
+		// Close has woken every parked receive; they return at once. The
+		// bound only turns a leak into a failure instead of a hang.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := b.WaitIdle(ctx); err != nil {
+			t.Fatalf("sqsqtest: a receive was still parked after the broker closed: %v", err)
+		}
 	})
 	return b, clk
 }
