@@ -36,7 +36,7 @@ type Broker struct {
 	idleMu  sync.Mutex    // guards parked and idleSig (a leaf lock)
 	parked  int           // long polls parked on any queue
 	idleSig chan struct{} // closed when parked changes, if someone waits
-	taskDue      atomic.Int64 // earliest next step of a running task (MaxInt64: none)
+	taskDue atomic.Int64  // earliest next step of a running task (MaxInt64: none)
 
 	mu        sync.Mutex // guards the fields below
 	queues    map[string]*Queue

@@ -41,6 +41,30 @@
 //	clk.Add(20 * time.Second)
 //	msgs := <-done // empty: the wait ended
 //
+// # FIFO queues
+//
+// A queue named "….fifo" created with FifoQueue: Some(true) keeps each
+// message group in send order and locks a group while one of its messages is
+// in flight; other groups keep flowing. Sends within 5 minutes of clock time
+// with the same MessageDeduplicationId (or, with ContentBasedDeduplication,
+// the same body) succeed without storing anything and answer with the
+// original message's id and SequenceNumber.
+//
+// # Dead-letter queues and move tasks
+//
+// A RedrivePolicy moves a message to its dead-letter queue on the receive
+// after its last allowed delivery. [Broker.StartMoveTask] moves messages back
+// at a rate, on the clock: nothing moves until the clock does, and each
+// message becomes a new message in its own source queue.
+//
+//	dlq, _ := b.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: "orders-dlq"})
+//	q, _ := b.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: "orders",
+//		Attributes: sqsq.QueueAttributes{RedrivePolicy: sqsq.Some(&sqsq.RedrivePolicy{
+//			DeadLetterTargetArn: dlq.ARN(), MaxReceiveCount: 3})}})
+//	h, _ := b.StartMoveTask(ctx, sqsq.StartMoveTaskInput{SourceArn: dlq.ARN(),
+//		MaxNumberOfMessagesPerSecond: sqsq.Some(10)})
+//	clk.Add(time.Second) // about 10 messages are back in "orders"
+//
 // # Errors
 //
 // Every failure SQS would report is an [*Error] carrying the SQS error code.
@@ -50,7 +74,7 @@
 //
 // # Performance
 //
-// Nothing runs in the background: each operation first brings its queue up
-// to the clock's now. Every operation is O(1) amortized or O(log n) in queue
+// Nothing runs in the background, not even move tasks: each operation first
+// brings its queue (and any running move task) up to the clock's now. Every operation is O(1) amortized or O(log n) in queue
 // depth; the README has the benchmark numbers.
 package sqsq
