@@ -32,11 +32,11 @@ type Broker struct {
 	closeOnce sync.Once
 
 	runningTasks atomic.Int32 // move tasks not yet finished; read without mu
+	taskDue      atomic.Int64 // earliest next step of a running task (MaxInt64: none)
 
 	idleMu  sync.Mutex    // guards parked and idleSig (a leaf lock)
 	parked  int           // long polls parked on any queue
 	idleSig chan struct{} // closed when parked changes, if someone waits
-	taskDue atomic.Int64  // earliest next step of a running task (MaxInt64: none)
 
 	mu        sync.Mutex // guards the fields below
 	queues    map[string]*Queue
