@@ -397,34 +397,41 @@ func cloneAllow(p *RedriveAllowPolicy) *RedriveAllowPolicy {
 // strings returns the settable attributes in wire form, omitting the ones
 // AWS omits while unset.
 func (s *queueSettings) strings(fifo bool) map[string]string {
-	m := map[string]string{
-		AttrDelaySeconds:                  secs(s.delay),
-		AttrMaximumMessageSize:            strconv.Itoa(s.maxSize),
-		AttrMessageRetentionPeriod:        secs(s.retention),
-		AttrReceiveMessageWaitTimeSeconds: secs(s.wait),
-		AttrVisibilityTimeout:             secs(s.visibility),
-		AttrSqsManagedSseEnabled:          strconv.FormatBool(s.sseEnabled),
+	return attributeStrings(s.attributes(fifo))
+}
+
+// attributes returns the settings as QueueAttributes with every attribute
+// set that AWS reports: Policy, KMS and the redrive policies only when set,
+// the FIFO ones only on FIFO queues.
+func (s *queueSettings) attributes(fifo bool) QueueAttributes {
+	a := QueueAttributes{
+		DelaySeconds:                  Some(s.delay),
+		MaximumMessageSize:            Some(s.maxSize),
+		MessageRetentionPeriod:        Some(s.retention),
+		ReceiveMessageWaitTimeSeconds: Some(s.wait),
+		VisibilityTimeout:             Some(s.visibility),
+		SqsManagedSseEnabled:          Some(s.sseEnabled),
 	}
 	if s.policy != "" {
-		m[AttrPolicy] = s.policy
+		a.Policy = Some(s.policy)
 	}
 	if s.kmsKey != "" {
-		m[AttrKmsMasterKeyID] = s.kmsKey
-		m[AttrKmsDataKeyReusePeriodSeconds] = secs(s.kmsReuse)
+		a.KmsMasterKeyId = Some(s.kmsKey)
+		a.KmsDataKeyReusePeriodSeconds = Some(s.kmsReuse)
 	}
 	if s.redrive != nil {
-		m[AttrRedrivePolicy] = s.redrive.String()
+		a.RedrivePolicy = Some(s.redrive)
 	}
 	if s.allow != nil {
-		m[AttrRedriveAllowPolicy] = s.allow.String()
+		a.RedriveAllowPolicy = Some(s.allow)
 	}
 	if fifo {
-		m[AttrFifoQueue] = "true"
-		m[AttrContentBasedDeduplication] = strconv.FormatBool(s.contentDedup)
-		m[AttrDeduplicationScope] = s.dedupScope
-		m[AttrFifoThroughputLimit] = s.throughput
+		a.FifoQueue = Some(true)
+		a.ContentBasedDeduplication = Some(s.contentDedup)
+		a.DeduplicationScope = Some(s.dedupScope)
+		a.FifoThroughputLimit = Some(s.throughput)
 	}
-	return m
+	return a
 }
 
 // differs returns the first attribute (by name) that a sets to a value other
