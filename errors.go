@@ -150,9 +150,21 @@ func newError(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: msg}
 }
 
-// invalidValue is AWS's usual "Value v for parameter p is invalid. Reason: r" error.
-func invalidValue(param string, value any, reason string) *Error {
+// InvalidParameter returns AWS's usual InvalidParameterValue error, "Value v
+// for parameter p is invalid. Reason: r". The awssqs adapter and the HTTP
+// handler use it for the checks they make before the core sees a request.
+func InvalidParameter(param string, value any, reason string) *Error {
 	return newError(CodeInvalidParameterValue, "Value %v for parameter %s is invalid. Reason: %s", value, param, reason)
+}
+
+// MissingParameter returns AWS's MissingParameter error for a required
+// member left out: "The request must contain the parameter p."
+func MissingParameter(param string) *Error {
+	return &Error{Code: CodeMissingParameter, Message: "The request must contain the parameter " + param + "."}
+}
+
+func invalidValue(param string, value any, reason string) *Error {
+	return InvalidParameter(param, value, reason)
 }
 
 func errQueueDoesNotExist() *Error {

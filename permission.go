@@ -128,7 +128,7 @@ func (q *Queue) RemovePermission(ctx context.Context, label string) error {
 		return err
 	}
 	if label == "" {
-		return newError(CodeMissingParameter, "The request must contain the parameter Label.")
+		return MissingParameter("Label")
 	}
 	now, err := q.lock()
 	if err != nil {
@@ -159,13 +159,13 @@ func (q *Queue) RemovePermission(ctx context.Context, label string) error {
 func validatePermission(label string, accountIDs, actions []string) *Error {
 	switch {
 	case label == "":
-		return newError(CodeMissingParameter, "The request must contain the parameter Label.")
+		return MissingParameter("Label")
 	case len(label) > maxPermissionLabelLen || !allIDChars(label):
 		return invalidValue("Label", label, permissionLabelReason)
 	case len(accountIDs) == 0:
-		return newError(CodeMissingParameter, "The request must contain the parameter AWSAccountIds.")
+		return MissingParameter("AWSAccountIds")
 	case len(actions) == 0:
-		return newError(CodeMissingParameter, "The request must contain the parameter Actions.")
+		return MissingParameter("Actions")
 	case len(actions) > maxPermissionActions:
 		return newError(CodeOverLimit, "%d actions were found, maximum allowed is %d.", len(actions), maxPermissionActions)
 	}

@@ -70,7 +70,7 @@ func (q *Queue) Send(ctx context.Context, in SendInput) (SendResult, error) {
 	}
 	defer q.mu.Unlock()
 	if in.MessageBody == "" {
-		return SendResult{}, newError(CodeMissingParameter, "The request must contain the parameter MessageBody.")
+		return SendResult{}, MissingParameter("MessageBody")
 	}
 	size := messageSize(in.MessageBody, in.MessageAttributes)
 	if size > q.settings.maxSize {
@@ -127,7 +127,9 @@ func (q *Queue) validateSend(in *SendInput) *Error {
 }
 
 func errMissingGroupID(code Code) *Error {
-	return newError(code, "The request must contain the parameter MessageGroupId.")
+	e := MissingParameter("MessageGroupId")
+	e.Code = code // SendMessageBatch answers InvalidParameterValue
+	return e
 }
 
 func errMissingDedupID() *Error {
@@ -285,7 +287,7 @@ func (q *Queue) SendBatch(ctx context.Context, entries []SendBatchEntry) (SendBa
 		var e *Error
 		switch {
 		case in.MessageBody == "":
-			e = newError(CodeMissingParameter, "The request must contain the parameter MessageBody.")
+			e = MissingParameter("MessageBody")
 		case sizes[i] > q.settings.maxSize:
 			e = newError(CodeInvalidParameterValue,
 				"One or more parameters cannot be validated. Reason: Message must be shorter than %d bytes.", q.settings.maxSize)

@@ -72,7 +72,7 @@ func (q *Queue) Delete(ctx context.Context, receiptHandle string) error {
 
 func (q *Queue) delete(rh string, now int64) *Error {
 	if rh == "" {
-		return newError(CodeMissingParameter, "The request must contain the parameter ReceiptHandle.")
+		return MissingParameter("ReceiptHandle")
 	}
 	m, st := q.lookup(rh)
 	switch st {
@@ -135,7 +135,7 @@ func (q *Queue) changeVisibility(rh string, timeout time.Duration, now int64) *E
 		return invalidValue("VisibilityTimeout", int64(timeout/time.Second), "Must be >= 0 and <= 43200.")
 	}
 	if rh == "" {
-		return newError(CodeMissingParameter, "The request must contain the parameter ReceiptHandle.")
+		return MissingParameter("ReceiptHandle")
 	}
 	m, st := q.lookup(rh)
 	switch {

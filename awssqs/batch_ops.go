@@ -30,7 +30,7 @@ var refusedEntry = sqsq.SendInput{MessageGroupId: "refused", MessageDeduplicatio
 
 func (c *Client) sendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchInput) (*sqs.SendMessageBatchOutput, error) {
 	if in.QueueUrl != nil && in.Entries == nil {
-		return nil, missing("Entries")
+		return nil, sqsq.MissingParameter("Entries")
 	}
 	q, err := c.queue(ctx, in.QueueUrl)
 	if err != nil {
@@ -101,7 +101,7 @@ func (c *Client) DeleteMessageBatch(ctx context.Context, params *sqs.DeleteMessa
 
 func (c *Client) deleteMessageBatch(ctx context.Context, in *sqs.DeleteMessageBatchInput) (*sqs.DeleteMessageBatchOutput, error) {
 	if in.QueueUrl != nil && in.Entries == nil {
-		return nil, missing("Entries")
+		return nil, sqsq.MissingParameter("Entries")
 	}
 	q, err := c.queue(ctx, in.QueueUrl)
 	if err != nil {
@@ -134,7 +134,7 @@ func (c *Client) ChangeMessageVisibilityBatch(ctx context.Context, params *sqs.C
 
 func (c *Client) changeMessageVisibilityBatch(ctx context.Context, in *sqs.ChangeMessageVisibilityBatchInput) (*sqs.ChangeMessageVisibilityBatchOutput, error) {
 	if in.QueueUrl != nil && in.Entries == nil {
-		return nil, missing("Entries")
+		return nil, sqsq.MissingParameter("Entries")
 	}
 	q, err := c.queue(ctx, in.QueueUrl)
 	if err != nil {

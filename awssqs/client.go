@@ -97,7 +97,7 @@ func call[In, Out any](ctx context.Context, c *Client, op string, in *In, f func
 // any scheme and host, a bare name, an ARN).
 func (c *Client) queue(ctx context.Context, ref *string) (*sqsq.Queue, error) {
 	if ref == nil {
-		return nil, missing("QueueUrl")
+		return nil, sqsq.MissingParameter("QueueUrl")
 	}
 	return c.b.GetQueue(ctx, queueRef(*ref, c.b.AccountID()))
 }
@@ -141,19 +141,6 @@ func (c *Client) urls(in []string) []string {
 		out[i] = c.baseURL + "/" + c.b.AccountID() + "/" + u[strings.LastIndexByte(u, '/')+1:]
 	}
 	return out
-}
-
-// missing is the error of a required member left out.
-func missing(member string) *sqsq.Error {
-	return &sqsq.Error{Code: sqsq.CodeMissingParameter, Message: "The request must contain the parameter " + member + "."}
-}
-
-// invalid is AWS's usual InvalidParameterValue text.
-func invalid(param, value, reason string) *sqsq.Error {
-	return &sqsq.Error{
-		Code:    sqsq.CodeInvalidParameterValue,
-		Message: "Value " + value + " for parameter " + param + " is invalid. Reason: " + reason,
-	}
 }
 
 // seconds converts a whole-seconds wire value.

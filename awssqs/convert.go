@@ -75,7 +75,7 @@ func groupAndDedupIDs(group, dedup *string) (string, string, error) {
 		v    *string
 	}{{"MessageGroupId", group}, {"MessageDeduplicationId", dedup}} {
 		if m.v != nil && *m.v == "" {
-			return "", "", invalid(m.name, "", m.name+" can only include alphanumeric and punctuation characters. 1 to 128 in length.")
+			return "", "", sqsq.InvalidParameter(m.name, "", m.name+" can only include alphanumeric and punctuation characters. 1 to 128 in length.")
 		}
 	}
 	return str(group), str(dedup), nil

@@ -29,7 +29,7 @@ type sendResult struct {
 
 func (c *Client) sendMessage(ctx context.Context, in *sqs.SendMessageInput) (*sqs.SendMessageOutput, error) {
 	if in.QueueUrl != nil && in.MessageBody == nil {
-		return nil, missing("MessageBody")
+		return nil, sqsq.MissingParameter("MessageBody")
 	}
 	q, err := c.queue(ctx, in.QueueUrl)
 	if err != nil {
@@ -110,7 +110,7 @@ func (c *Client) receiveMessage(ctx context.Context, in *sqs.ReceiveMessageInput
 	// sent it (see package present). The core reads MaxNumberOfMessages 0
 	// as its default, so a sent 0 is refused here.
 	if in.MaxNumberOfMessages == 0 && present.Sent(ctx, &in.MaxNumberOfMessages) {
-		return nil, invalid("MaxNumberOfMessages", "0", "Must be between 1 and 10, if provided.")
+		return nil, sqsq.InvalidParameter("MaxNumberOfMessages", "0", "Must be between 1 and 10, if provided.")
 	}
 	if present.Sent(ctx, &in.VisibilityTimeout) {
 		r.VisibilityTimeout = sqsq.Some(seconds(in.VisibilityTimeout))
@@ -134,7 +134,7 @@ func (c *Client) DeleteMessage(ctx context.Context, params *sqs.DeleteMessageInp
 
 func (c *Client) deleteMessage(ctx context.Context, in *sqs.DeleteMessageInput) (*sqs.DeleteMessageOutput, error) {
 	if in.QueueUrl != nil && in.ReceiptHandle == nil {
-		return nil, missing("ReceiptHandle")
+		return nil, sqsq.MissingParameter("ReceiptHandle")
 	}
 	q, err := c.queue(ctx, in.QueueUrl)
 	if err != nil {
@@ -155,7 +155,7 @@ func (c *Client) ChangeMessageVisibility(ctx context.Context, params *sqs.Change
 
 func (c *Client) changeMessageVisibility(ctx context.Context, in *sqs.ChangeMessageVisibilityInput) (*sqs.ChangeMessageVisibilityOutput, error) {
 	if in.QueueUrl != nil && in.ReceiptHandle == nil {
-		return nil, missing("ReceiptHandle")
+		return nil, sqsq.MissingParameter("ReceiptHandle")
 	}
 	q, err := c.queue(ctx, in.QueueUrl)
 	if err != nil {

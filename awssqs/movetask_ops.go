@@ -20,7 +20,7 @@ func (c *Client) StartMessageMoveTask(ctx context.Context, params *sqs.StartMess
 
 func (c *Client) startMessageMoveTask(ctx context.Context, in *sqs.StartMessageMoveTaskInput) (*sqs.StartMessageMoveTaskOutput, error) {
 	if in.SourceArn == nil {
-		return nil, missing("SourceArn")
+		return nil, sqsq.MissingParameter("SourceArn")
 	}
 	start := sqsq.StartMoveTaskInput{SourceArn: *in.SourceArn, DestinationArn: str(in.DestinationArn)}
 	if in.MaxNumberOfMessagesPerSecond != nil {
@@ -44,7 +44,7 @@ func (c *Client) ListMessageMoveTasks(ctx context.Context, params *sqs.ListMessa
 
 func (c *Client) listMessageMoveTasks(ctx context.Context, in *sqs.ListMessageMoveTasksInput) (*sqs.ListMessageMoveTasksOutput, error) {
 	if in.SourceArn == nil {
-		return nil, missing("SourceArn")
+		return nil, sqsq.MissingParameter("SourceArn")
 	}
 	tasks, err := c.b.ListMoveTasks(ctx, *in.SourceArn, maxResults(in.MaxResults))
 	if err != nil {
@@ -86,7 +86,7 @@ func (c *Client) CancelMessageMoveTask(ctx context.Context, params *sqs.CancelMe
 
 func (c *Client) cancelMessageMoveTask(ctx context.Context, in *sqs.CancelMessageMoveTaskInput) (*sqs.CancelMessageMoveTaskOutput, error) {
 	if in.TaskHandle == nil {
-		return nil, missing("TaskHandle")
+		return nil, sqsq.MissingParameter("TaskHandle")
 	}
 	moved, err := c.b.CancelMoveTask(ctx, *in.TaskHandle)
 	if err != nil {

@@ -19,7 +19,7 @@ func (c *Client) CreateQueue(ctx context.Context, params *sqs.CreateQueueInput, 
 
 func (c *Client) createQueue(ctx context.Context, in *sqs.CreateQueueInput) (*sqs.CreateQueueOutput, error) {
 	if in.QueueName == nil {
-		return nil, missing("QueueName")
+		return nil, sqsq.MissingParameter("QueueName")
 	}
 	attrs, err := sqsq.ParseQueueAttributes(in.Attributes)
 	if err != nil {
@@ -59,7 +59,7 @@ func (c *Client) GetQueueUrl(ctx context.Context, params *sqs.GetQueueUrlInput, 
 
 func (c *Client) getQueueURL(ctx context.Context, in *sqs.GetQueueUrlInput) (*sqs.GetQueueUrlOutput, error) {
 	if in.QueueName == nil {
-		return nil, missing("QueueName")
+		return nil, sqsq.MissingParameter("QueueName")
 	}
 	name := *in.QueueName
 	if (in.QueueOwnerAWSAccountId != nil && *in.QueueOwnerAWSAccountId != c.b.AccountID()) ||
@@ -134,7 +134,7 @@ func (c *Client) SetQueueAttributes(ctx context.Context, params *sqs.SetQueueAtt
 
 func (c *Client) setQueueAttributes(ctx context.Context, in *sqs.SetQueueAttributesInput) (*sqs.SetQueueAttributesOutput, error) {
 	if in.QueueUrl != nil && in.Attributes == nil {
-		return nil, missing("Attributes")
+		return nil, sqsq.MissingParameter("Attributes")
 	}
 	q, err := c.queue(ctx, in.QueueUrl)
 	if err != nil {
@@ -174,7 +174,7 @@ func (c *Client) TagQueue(ctx context.Context, params *sqs.TagQueueInput, optFns
 
 func (c *Client) tagQueue(ctx context.Context, in *sqs.TagQueueInput) (*sqs.TagQueueOutput, error) {
 	if in.QueueUrl != nil && in.Tags == nil {
-		return nil, missing("Tags")
+		return nil, sqsq.MissingParameter("Tags")
 	}
 	q, err := c.queue(ctx, in.QueueUrl)
 	if err != nil {
@@ -193,7 +193,7 @@ func (c *Client) UntagQueue(ctx context.Context, params *sqs.UntagQueueInput, op
 
 func (c *Client) untagQueue(ctx context.Context, in *sqs.UntagQueueInput) (*sqs.UntagQueueOutput, error) {
 	if in.QueueUrl != nil && in.TagKeys == nil {
-		return nil, missing("TagKeys")
+		return nil, sqsq.MissingParameter("TagKeys")
 	}
 	q, err := c.queue(ctx, in.QueueUrl)
 	if err != nil {
@@ -233,11 +233,11 @@ func (c *Client) addPermission(ctx context.Context, in *sqs.AddPermissionInput) 
 	if in.QueueUrl != nil {
 		switch {
 		case in.Label == nil:
-			return nil, missing("Label")
+			return nil, sqsq.MissingParameter("Label")
 		case in.AWSAccountIds == nil:
-			return nil, missing("AWSAccountIds")
+			return nil, sqsq.MissingParameter("AWSAccountIds")
 		case in.Actions == nil:
-			return nil, missing("Actions")
+			return nil, sqsq.MissingParameter("Actions")
 		}
 	}
 	q, err := c.queue(ctx, in.QueueUrl)
@@ -257,7 +257,7 @@ func (c *Client) RemovePermission(ctx context.Context, params *sqs.RemovePermiss
 
 func (c *Client) removePermission(ctx context.Context, in *sqs.RemovePermissionInput) (*sqs.RemovePermissionOutput, error) {
 	if in.QueueUrl != nil && in.Label == nil {
-		return nil, missing("Label")
+		return nil, sqsq.MissingParameter("Label")
 	}
 	q, err := c.queue(ctx, in.QueueUrl)
 	if err != nil {

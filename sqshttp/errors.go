@@ -48,7 +48,6 @@ func newWireError(code sqsq.Code, msg string) *wireError {
 		e.status = http.StatusRequestEntityTooLarge
 	case codeInternalFailure:
 		e.status = http.StatusInternalServerError
-		e.err.Receiver = true
 	}
 	return e
 }
@@ -62,9 +61,6 @@ func errorFor(err error) *wireError {
 		return &wireError{err: core, status: core.Code.Info().HTTPStatus, namespace: sqsNamespace}
 	}
 	if e, ok := awssqs.CoreError(err); ok {
-		if e.Code == sqsq.CodeServiceUnavailable {
-			e.Receiver = true
-		}
 		return &wireError{err: e, status: e.Code.Info().HTTPStatus, namespace: sqsNamespace}
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {

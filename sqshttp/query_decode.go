@@ -125,7 +125,7 @@ func (d *queryDecoder) value(v reflect.Value, t reflect.Type, m *member, n *qnod
 		}
 		i, err := strconv.ParseInt(strings.TrimSpace(n.value), 10, t.Bits())
 		if err != nil {
-			return badValue(path, n.value, "Must be an integer.")
+			return sqsq.InvalidParameter(path, n.value, "Must be an integer.")
 		}
 		v.SetInt(i)
 		if i == 0 && top && t.Kind() == reflect.Int32 {
@@ -140,14 +140,14 @@ func (d *queryDecoder) value(v reflect.Value, t reflect.Type, m *member, n *qnod
 		}
 		b, err := strconv.ParseBool(n.value)
 		if err != nil {
-			return badValue(path, n.value, "Must be true or false.")
+			return sqsq.InvalidParameter(path, n.value, "Must be true or false.")
 		}
 		v.SetBool(b)
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
 			b, err := base64.StdEncoding.DecodeString(n.value)
 			if err != nil {
-				return badValue(path, n.value, "Must be base64.")
+				return sqsq.InvalidParameter(path, n.value, "Must be base64.")
 			}
 			v.SetBytes(b)
 			return nil
@@ -184,8 +184,7 @@ func (d *queryDecoder) value(v reflect.Value, t reflect.Type, m *member, n *qnod
 			e := entries.children[ix]
 			k := e.child(m.key)
 			if k == nil || !k.has {
-				return &sqsq.Error{Code: sqsq.CodeMissingParameter,
-					Message: "The request must contain the parameter " + prefix + ix + "." + m.key + "."}
+				return sqsq.MissingParameter(prefix + ix + "." + m.key)
 			}
 			elem.SetZero()
 			if val := e.child(m.value); val != nil {
@@ -220,9 +219,4 @@ func indexes(n *qnode) []string {
 		return i < j
 	})
 	return ix
-}
-
-func badValue(param, value, reason string) *sqsq.Error {
-	return &sqsq.Error{Code: sqsq.CodeInvalidParameterValue,
-		Message: "Value " + value + " for parameter " + param + " is invalid. Reason: " + reason}
 }
