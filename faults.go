@@ -1,8 +1,6 @@
 package sqsq
 
 import (
-	"cmp"
-	"slices"
 	"time"
 )
 
@@ -197,7 +195,6 @@ func (q *Queue) sample(limit int) int {
 		return max(0, k)
 	}
 	return limit // not sampled: room stays for a duplicate
-
 }
 
 // loseReceive passes a receive's result through the policy's LoseResponse.
@@ -220,10 +217,6 @@ func (q *Queue) takeHooked(in *ReceiveInput, max int, vis time.Duration, now int
 		}
 		return q.takeStandard(in, max, vis, now, dlq)
 	}
-	var dlqSeq uint64
-	if dlq != nil {
-		dlqSeq = dlq.seq
-	}
 	var out []Message
 	var dup *message
 	if q.fifo {
@@ -241,31 +234,17 @@ func (q *Queue) takeHooked(in *ReceiveInput, max int, vis time.Duration, now int
 			f.Shuffle(c, len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 		}
 	}
-	q.notifyTake(o, out, dup, vis, now, dlq, dlqSeq)
+	q.notifyTake(o, out, dup, vis, now)
 	return out
 }
 
-// notifyTake tells the observer of the dead-letter moves and deliveries of
-// one selection. Caller holds q.mu (and dlq.mu).
-func (q *Queue) notifyTake(o Observer, out []Message, dup *message, vis time.Duration, now int64, dlq *Queue, dlqSeq uint64) {
+// notifyTake tells the observer of the deliveries of one selection (the
+// dead-letter moves tell it themselves). Caller holds q.mu.
+func (q *Queue) notifyTake(o Observer, out []Message, dup *message, vis time.Duration, now int64) {
 	if o == nil {
 		return
 	}
 	at := time.Unix(0, now)
-	if dlq != nil && dlq.seq > dlqSeq {
-		// The moved messages are the DLQ's newest; they kept their ids.
-		var moved []*message
-		for _, m := range dlq.slots {
-			if m != nil && m.seq > dlqSeq {
-				moved = append(moved, m)
-			}
-		}
-		slices.SortFunc(moved, func(a, b *message) int { return cmp.Compare(a.seq, b.seq) })
-		for _, m := range moved {
-			o.Observe(Event{Kind: EventDeadLettered, At: at, Queue: q.name, MessageID: m.id, Body: m.body,
-				SentAt: time.UnixMilli(m.sentAt), ReceiveCount: int(m.receiveCount), DeadLetterQueue: dlq.name})
-		}
-	}
 	for _, msg := range out {
 		m := msg.m
 		o.Observe(Event{Kind: EventReceived, At: at, Queue: q.name, MessageID: m.id, Body: m.body,
@@ -301,56 +280,57 @@ func (q *Queue) wouldDeadLetter(m *message) bool {
 // deleteHooked is delete with the fault policy and the observer. Caller
 // holds q.mu.
 func (q *Queue) deleteHooked(rh string, now int64) *Error {
-	f, o := q.b.cfg.faults, q.b.cfg.observer
-	if f == nil && o == nil {
-		return q.delete(rh, now)
-	}
-	m := q.handleTarget(rh)
-	c := Call{Op: OpDelete, Queue: q.name, FIFO: q.fifo}
-	var e *Error
-	injected, applied := false, false
-	if code := reject(f, c); code != "" {
-		e, injected = errInjected(code), true
-	} else {
-		e = q.delete(rh, now)
-		applied = e == nil
-		if e == nil && f != nil && f.LoseResponse(c) {
-			e, injected = errLostResponse(), true
-		}
-	}
-	if o != nil {
-		ev := q.handleEvent(EventDeleted, m, rh, now, e, injected)
-		ev.Applied = applied
-		ev.Removed = m != nil && m.state == stateGone
-		o.Observe(ev)
-	}
-	return e
+	return q.hooked(OpDelete, rh, now, func() *Error { return q.delete(rh, now) },
+		func(ev *Event, m *message) {
+			ev.Kind = EventDeleted
+			ev.Removed = m != nil && m.state == stateGone
+		})
 }
 
 // changeVisibilityHooked is changeVisibility with the fault policy and the
 // observer. Caller holds q.mu.
 func (q *Queue) changeVisibilityHooked(rh string, timeout time.Duration, now int64) *Error {
+	return q.hooked(OpChangeVisibility, rh, now, func() *Error { return q.changeVisibility(rh, timeout, now) },
+		func(ev *Event, _ *message) {
+			ev.Kind = EventVisibilityChanged
+			ev.Timeout = timeout
+		})
+}
+
+// hooked runs a call on one receipt handle (apply) through the fault
+// policy — rejected before it changes anything, or its response lost after
+// — and tells the observer of the outcome, which fill completes. Without a
+// policy or an observer it is just apply. Caller holds q.mu.
+func (q *Queue) hooked(op Op, rh string, now int64, apply func() *Error, fill func(*Event, *message)) *Error {
 	f, o := q.b.cfg.faults, q.b.cfg.observer
 	if f == nil && o == nil {
-		return q.changeVisibility(rh, timeout, now)
+		return apply()
 	}
-	m := q.handleTarget(rh)
-	c := Call{Op: OpChangeVisibility, Queue: q.name, FIFO: q.fifo}
+	var m *message
+	if target, st := q.lookup(rh); st != handleInvalid && st != handleGone {
+		m = target
+	}
+	c := Call{Op: op, Queue: q.name, FIFO: q.fifo}
 	var e *Error
 	injected, applied := false, false
 	if code := reject(f, c); code != "" {
 		e, injected = errInjected(code), true
 	} else {
-		e = q.changeVisibility(rh, timeout, now)
+		e = apply()
 		applied = e == nil
-		if e == nil && f != nil && f.LoseResponse(c) {
+		if applied && f != nil && f.LoseResponse(c) {
 			e, injected = errLostResponse(), true
 		}
 	}
 	if o != nil {
-		ev := q.handleEvent(EventVisibilityChanged, m, rh, now, e, injected)
-		ev.Applied = applied
-		ev.Timeout = timeout
+		ev := Event{At: time.Unix(0, now), Queue: q.name, ReceiptHandle: rh, Injected: injected, Applied: applied}
+		if e != nil {
+			ev.Err = e
+		}
+		if m != nil {
+			ev.MessageID, ev.Body, ev.SentAt, ev.ReceiveCount = m.id, m.body, time.UnixMilli(m.sentAt), int(m.receiveCount)
+		}
+		fill(&ev, m)
 		o.Observe(ev)
 	}
 	return e
@@ -361,25 +341,4 @@ func reject(f Faults, c Call) Code {
 		return ""
 	}
 	return f.Reject(c)
-}
-
-// handleTarget is the stored message a receipt handle names, or nil.
-// Caller holds q.mu.
-func (q *Queue) handleTarget(rh string) *message {
-	m, st := q.lookup(rh)
-	if st == handleInvalid || st == handleGone {
-		return nil
-	}
-	return m
-}
-
-func (q *Queue) handleEvent(kind EventKind, m *message, rh string, now int64, e *Error, injected bool) Event {
-	ev := Event{Kind: kind, At: time.Unix(0, now), Queue: q.name, ReceiptHandle: rh, Injected: injected}
-	if e != nil {
-		ev.Err = e
-	}
-	if m != nil {
-		ev.MessageID, ev.Body, ev.SentAt, ev.ReceiveCount = m.id, m.body, time.UnixMilli(m.sentAt), int(m.receiveCount)
-	}
-	return ev
 }

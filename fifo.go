@@ -36,6 +36,12 @@ type fifoState struct {
 // sequenceBase makes SequenceNumbers 20 digits long, like AWS's.
 const sequenceBase = 10000000000000000000
 
+// nextSeq issues the queue's next SequenceNumber.
+func (f *fifoState) nextSeq() uint64 {
+	f.seqNum++
+	return sequenceBase + f.seqNum
+}
+
 func (f *fifoState) init() {
 	f.groups = map[string]*group{}
 	f.dedup.init()

@@ -424,16 +424,9 @@ func (q *Queue) nextMovable() *message {
 func (q *Queue) redriveTo(m *message, dst *Queue, at, now int64) {
 	nm := &message{id: q.b.ids(), body: m.body, sentAt: at / int64(time.Millisecond)}
 	nm.md5.p.Store(m.md5.p.Load())
-	if m.ext != nil {
-		ext := *m.ext
-		ext.group, ext.seqNum, ext.dlqSource = nil, 0, ""
-		if ext.attrs != nil || ext.sysAttrs != nil || ext.groupID != "" {
-			nm.ext = &ext
-		}
-	}
-	if dst.fifo && nm.ext != nil {
-		dst.f.seqNum++
-		nm.ext.seqNum = sequenceBase + dst.f.seqNum
+	if ext := dst.extFor(m); ext.attrs != nil || ext.sysAttrs != nil || ext.groupID != "" {
+		ext.dlqSource = ""
+		nm.ext = &ext
 	}
 	q.remove(m)
 	q.counters.RedrivenOut++

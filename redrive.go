@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // RedrivePolicy sends a queue's messages to a dead-letter queue after
@@ -270,24 +271,19 @@ func (q *Queue) syncRedriveTarget() {
 func (q *Queue) lockReceive() (now int64, dlq *Queue, err error) {
 	for {
 		target := q.redriveTarget.Load()
-		if target == nil {
+		dlq = nil
+		if target != nil {
+			q.b.mu.Lock()
+			dlq = q.b.queueByARNLocked(*target)
+			q.b.mu.Unlock()
+		}
+		if dlq == nil || dlq == q { // no DLQ to lock (or the queue is its own)
 			now, err := q.lock()
-			if err == nil && q.redriveTarget.Load() != nil {
-				q.mu.Unlock() // a policy appeared meanwhile
+			if err == nil && q.redriveTarget.Load() != target {
+				q.mu.Unlock() // the policy changed meanwhile
 				continue
 			}
 			return now, nil, err
-		}
-		q.b.mu.Lock()
-		dlq = q.b.queueByARNLocked(*target)
-		q.b.mu.Unlock()
-		if dlq == nil || dlq == q {
-			now, err := q.lock()
-			if err == nil && q.redriveTarget.Load() != target {
-				q.mu.Unlock()
-				continue
-			}
-			return now, nil, err // no DLQ to lock (or the queue is its own)
 		}
 		if q.b.closed() {
 			return 0, nil, ErrClosed
@@ -347,24 +343,36 @@ func (q *Queue) deadLetter(m *message, dlq *Queue, now int64) bool {
 		firstReceiveAt: m.firstReceiveAt,
 	}
 	moved.md5.p.Store(m.md5.p.Load())
-	ext := messageExt{}
-	if m.ext != nil {
-		ext = *m.ext
-		ext.group, ext.seqNum = nil, 0
-	}
+	ext := dlq.extFor(m)
 	ext.dlqSource = q.arn
 	enqueued := m.enqueuedAt // standard: retention keeps counting
 	if dlq.fifo {
 		ext.dedupID = m.id // independent messages that shared an id stay apart
 		enqueued = now     // FIFO: retention restarts
-		dlq.f.seqNum++
-		ext.seqNum = sequenceBase + dlq.f.seqNum
 	}
 	moved.ext = &ext
 	q.remove(m)
 	q.counters.MovedToDLQ++
 	dlq.storeAt(moved, enqueued, now, 0)
 	dlq.counters.DeadLettered++
+	if o := q.b.cfg.observer; o != nil {
+		o.Observe(Event{Kind: EventDeadLettered, At: time.Unix(0, now), Queue: q.name, MessageID: m.id, Body: m.body,
+			SentAt: time.UnixMilli(m.sentAt), ReceiveCount: int(m.receiveCount), DeadLetterQueue: dlq.name})
+	}
 	dlq.wake(now)
 	return true
+}
+
+// extFor copies m's extension for a copy of m that q is about to store: the
+// FIFO group link is q's to make, and q issues the sequence number.
+func (q *Queue) extFor(m *message) messageExt {
+	var ext messageExt
+	if m.ext != nil {
+		ext = *m.ext
+	}
+	ext.group, ext.seqNum = nil, 0
+	if q.fifo {
+		ext.seqNum = q.f.nextSeq()
+	}
+	return ext
 }

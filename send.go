@@ -176,8 +176,7 @@ func (q *Queue) send(in *SendInput, size int, now int64) SendResult {
 	}
 	res := SendResult{MessageId: m.id, body: m.body, m: m}
 	if q.fifo {
-		q.f.seqNum++
-		m.ext.seqNum = sequenceBase + q.f.seqNum
+		m.ext.seqNum = q.f.nextSeq()
 		res.SequenceNumber = strconv.FormatUint(m.ext.seqNum, 10)
 		q.f.dedup.add(in.MessageGroupId, dedupID, dedupEntry{expires: now + int64(dedupInterval), messageID: m.id, seqNum: m.ext.seqNum})
 	}
