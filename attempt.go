@@ -2,8 +2,6 @@ package sqsq
 
 import (
 	"time"
-
-	"github.com/sqsq/sqsq/internal/pq"
 )
 
 // attemptWindow is how long a FIFO ReceiveRequestAttemptId can be retried.
@@ -13,7 +11,6 @@ const attemptWindow = 5 * time.Minute
 // returned, so a retry within the window gets the same messages and handles
 // (semantics §6.8).
 type attempt struct {
-	expires int64
 	vis     time.Duration
 	msgs    []*message
 	serials []uint32
@@ -25,13 +22,13 @@ type attempt struct {
 // returned is still in flight under that receive and untouched since, it
 // resets their visibility and returns the same messages. Caller holds q.mu.
 func (q *Queue) replayAttempt(id string, now int64) ([]Message, bool) {
-	a := q.f.attempts[id]
-	if a == nil || a.expires <= now {
+	a, ok := q.f.attempts.get(id) // advance(now) dropped expired ones
+	if !ok {
 		return nil, false
 	}
 	for i, m := range a.msgs {
 		if m.state != stateInflight || m.serial != a.serials[i] || m.gen != a.gens[i] {
-			delete(q.f.attempts, id)
+			q.f.attempts.delete(id)
 			return nil, false
 		}
 	}
@@ -50,26 +47,11 @@ func (q *Queue) recordAttempt(id string, out []Message, vis time.Duration, now i
 	if id == "" || !q.fifo || vis == 0 {
 		return
 	}
-	a := &attempt{expires: now + int64(attemptWindow), vis: vis, out: append([]Message(nil), out...)}
+	a := &attempt{vis: vis, out: append([]Message(nil), out...)}
 	for _, msg := range out {
 		a.msgs = append(a.msgs, msg.m)
 		a.serials = append(a.serials, msg.m.serial)
 		a.gens = append(a.gens, msg.m.gen)
 	}
-	q.f.attempts[id] = a
-	q.f.attemptExp.Push(pq.Entry[string]{Key: a.expires, Val: id})
-}
-
-// expireAttempts forgets attempt ids whose window ended. Caller holds q.mu.
-func (q *Queue) expireAttempts(now int64) {
-	for {
-		e, ok := q.f.attemptExp.Peek()
-		if !ok || e.Key > now {
-			return
-		}
-		q.f.attemptExp.Pop()
-		if a := q.f.attempts[e.Val]; a != nil && a.expires == e.Key {
-			delete(q.f.attempts, e.Val)
-		}
-	}
+	q.f.attempts.put(id, a, now+int64(attemptWindow))
 }

@@ -24,11 +24,11 @@ type fifoState struct {
 	locked      int              // groups with a message in flight
 	seqNum      uint64           // last SequenceNumber issued
 	dedup       dedupCache
-	attempts    map[string]*attempt
-	attemptExp  pq.Queue[string] // attempt ids by expiry
+	attempts    expiringMap[*attempt] // by ReceiveRequestAttemptId
 
-	// While takeFIFO walks a group's messages, removals (dead-letter moves)
-	// must not reshape any group's slice; they queue the group here.
+	// While takeFIFO walks groups' messages, no group's slice may be
+	// reshaped: the groups it touches, and those a dead-letter move changes,
+	// wait here to be re-evaluated when the selection ends.
 	selecting bool
 	dirty     []*group
 }
@@ -44,8 +44,6 @@ func (f *fifoState) nextSeq() uint64 {
 
 func (f *fifoState) init() {
 	f.groups = map[string]*group{}
-	f.dedup.init()
-	f.attempts = map[string]*attempt{}
 }
 
 // clear forgets every group, lock, deduplication id and attempt id, keeping
@@ -58,8 +56,7 @@ func (f *fifoState) clear() {
 	f.availGroups.Reset()
 	f.locked = 0
 	f.dedup.reset()
-	clear(f.attempts)
-	f.attemptExp.Reset()
+	f.attempts.reset()
 }
 
 // joinGroup appends a new message to its group. Caller holds q.mu.
@@ -100,7 +97,6 @@ func (q *Queue) groupChanged(g *group) {
 // leading run of available messages at a time. Caller holds q.mu.
 func (q *Queue) takeFIFO(in *ReceiveInput, max int, vis time.Duration, now int64, dlq *Queue) []Message {
 	var out []Message
-	var touched []*group // re-evaluated after the call, so no message is returned twice
 	q.f.selecting = true
 	for len(out) < max {
 		e, ok := q.f.availGroups.Peek()
@@ -112,8 +108,8 @@ func (q *Queue) takeFIFO(in *ReceiveInput, max int, vis time.Duration, now int64
 		if e.Gen != g.gen {
 			continue
 		}
-		g.gen++
-		touched = append(touched, g)
+		g.gen++ // off the receivable groups until re-evaluated: nothing is returned twice
+		q.f.dirty = append(q.f.dirty, g)
 		for i := g.head; i < len(g.msgs) && len(out) < max; i++ {
 			m := g.msgs[i]
 			if m.state == stateGone {
@@ -132,9 +128,6 @@ func (q *Queue) takeFIFO(in *ReceiveInput, max int, vis time.Duration, now int64
 		}
 	}
 	q.f.selecting = false
-	for _, g := range touched {
-		q.groupChanged(g)
-	}
 	for _, g := range q.f.dirty {
 		q.groupChanged(g)
 	}

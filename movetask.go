@@ -343,14 +343,13 @@ func (t *moveTask) finish(status, failure string) {
 // destination as a new message, as of the instant at. done reports that the
 // source has nothing left to move; failure ends the task.
 func (t *moveTask) moveOne(at int64) (moved bool, failure string, done bool) {
-	now := at
 	src := t.source
 	src.mu.Lock()
 	if src.deleted {
 		src.mu.Unlock()
 		return false, MoveTaskNonExistentQueue, false
 	}
-	src.advance(now)
+	src.advance(at)
 	m := src.nextMovable()
 	if m == nil {
 		src.mu.Unlock()
@@ -381,12 +380,12 @@ func (t *moveTask) moveOne(at int64) (moved bool, failure string, done bool) {
 	if dst.deleted || src.deleted {
 		return false, MoveTaskNonExistentQueue, false
 	}
-	src.advance(now)
-	dst.advance(now)
+	src.advance(at)
+	dst.advance(at)
 	if src.nextMovable() != m { // changed while unlocked: try again
 		return false, "", false
 	}
-	src.redriveTo(m, dst, at, now)
+	src.redriveTo(m, dst, at)
 	return true, "", false
 }
 
@@ -418,10 +417,11 @@ func (q *Queue) nextMovable() *message {
 	}
 }
 
-// redriveTo moves m to dst as a new message: new MessageId, enqueued at at,
-// never received; body, attributes and FIFO group and deduplication ids
-// kept (§8.2). Caller holds q.mu and dst.mu.
-func (q *Queue) redriveTo(m *message, dst *Queue, at, now int64) {
+// redriveTo moves m to dst as a new message as of the instant at: new
+// MessageId, enqueued at at, never received, subject to dst's delay; body,
+// attributes and FIFO group and deduplication ids kept (§8.2). Caller holds
+// q.mu and dst.mu.
+func (q *Queue) redriveTo(m *message, dst *Queue, at int64) {
 	nm := &message{id: q.b.ids(), body: m.body, sentAt: at / int64(time.Millisecond)}
 	nm.md5.p.Store(m.md5.p.Load())
 	if ext := dst.extFor(m); ext.attrs != nil || ext.sysAttrs != nil || ext.groupID != "" {
@@ -430,20 +430,13 @@ func (q *Queue) redriveTo(m *message, dst *Queue, at, now int64) {
 	}
 	q.remove(m)
 	q.counters.RedrivenOut++
-	nm.firstReceiveAt = notReceived
-	// Available from the instant the task moved it (plus the destination's
-	// delay), however late the move was carried out: arrival order holds.
-	if visible := at + int64(dst.settings.delay); visible > now {
-		dst.storeAt(nm, at, now, time.Duration(visible-now))
-	} else {
-		dst.storeAt(nm, at, visible, 0)
-	}
+	dst.store(nm, at, dst.settings.delay)
 	dst.counters.RedrivenIn++
 	if o := q.b.cfg.observer; o != nil {
 		o.Observe(Event{Kind: EventRedriven, At: time.Unix(0, at), Queue: q.name, MessageID: m.id, Body: m.body,
 			SentAt: time.UnixMilli(m.sentAt), Destination: dst.name, NewMessageID: nm.id})
 	}
-	dst.wake(now)
+	dst.wake(at)
 }
 
 // ListMoveTasks lists the most recent move tasks of a source queue, newest

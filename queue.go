@@ -211,7 +211,7 @@ func (q *Queue) advance(now int64) {
 	}
 	if q.fifo {
 		q.f.dedup.expire(now)
-		q.expireAttempts(now)
+		q.f.attempts.expire(now)
 	}
 }
 

@@ -116,25 +116,25 @@ func (q *Queue) validateSend(in *SendInput) *Error {
 			return invalidValue("DelaySeconds", int64(d/time.Second),
 				"The request include parameter that is not valid for this queue type.")
 		}
-		if in.MessageGroupId == "" {
-			return errMissingGroupID(CodeMissingParameter)
-		}
-		if in.MessageDeduplicationId == "" && !q.settings.contentDedup {
-			return errMissingDedupID()
-		}
+		return q.checkFIFOIDs(in, CodeMissingParameter)
 	}
 	return nil
 }
 
-func errMissingGroupID(code Code) *Error {
-	e := MissingParameter("MessageGroupId")
-	e.Code = code // SendMessageBatch answers InvalidParameterValue
-	return e
-}
-
-func errMissingDedupID() *Error {
-	return newError(CodeInvalidParameterValue,
-		"The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly")
+// checkFIFOIDs requires the ids a FIFO send needs: a MessageGroupId (missing:
+// groupCode, which SendMessageBatch makes InvalidParameterValue) and a
+// deduplication id unless the queue derives it from the body.
+func (q *Queue) checkFIFOIDs(in *SendInput, groupCode Code) *Error {
+	if in.MessageGroupId == "" {
+		e := MissingParameter("MessageGroupId")
+		e.Code = groupCode
+		return e
+	}
+	if in.MessageDeduplicationId == "" && !q.settings.contentDedup {
+		return newError(CodeInvalidParameterValue,
+			"The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly")
+	}
+	return nil
 }
 
 // send stores a validated message, or on a FIFO queue answers a duplicate
@@ -178,7 +178,7 @@ func (q *Queue) send(in *SendInput, size int, now int64) SendResult {
 	if q.fifo {
 		m.ext.seqNum = q.f.nextSeq()
 		res.SequenceNumber = strconv.FormatUint(m.ext.seqNum, 10)
-		q.f.dedup.add(in.MessageGroupId, dedupID, dedupEntry{expires: now + int64(dedupInterval), messageID: m.id, seqNum: m.ext.seqNum})
+		q.f.dedup.add(in.MessageGroupId, dedupID, dedupEntry{messageID: m.id, seqNum: m.ext.seqNum}, now+int64(dedupInterval))
 	}
 	q.store(m, now, delay)
 	q.counters.Sent++
@@ -260,13 +260,10 @@ func (q *Queue) SendBatch(ctx context.Context, entries []SendBatchEntry) (SendBa
 		return SendBatchResult{}, err
 	}
 	defer q.mu.Unlock()
-	if q.fifo {
+	if q.fifo { // these fail the whole batch, not the entry
 		for i := range entries {
-			if entries[i].MessageGroupId == "" {
-				return SendBatchResult{}, errMissingGroupID(CodeInvalidParameterValue)
-			}
-			if entries[i].MessageDeduplicationId == "" && !q.settings.contentDedup {
-				return SendBatchResult{}, errMissingDedupID()
+			if err := q.checkFIFOIDs(&entries[i].SendInput, CodeInvalidParameterValue); err != nil {
+				return SendBatchResult{}, err
 			}
 		}
 	}
