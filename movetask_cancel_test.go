@@ -141,7 +141,7 @@ func TestCancelMoveTaskErrors(t *testing.T) {
 			before := f.snapshot(t, qs...)
 			tasksBefore := [][]sqsq.MoveTask{f.tasks(t, dlq.ARN()), f.tasks(t, dlq2.ARN())}
 			moved, err := f.b.CancelMoveTask(f.ctx, h)
-			wantSQSErr(t, err, tt.code, tt.msg, tt.reason)
+			wantErr(t, err, tt.code, tt.msg, tt.reason)
 			if moved != 0 {
 				t.Errorf("moved %d returned with an error", moved)
 			}

@@ -92,7 +92,7 @@ func TestListMoveTasksErrors(t *testing.T) {
 			before := f.snapshot(t, src, dlq)
 			tasksBefore := f.tasks(t, dlq.ARN())
 			got, err := f.b.ListMoveTasks(f.ctx, source, tt.max)
-			wantSQSErr(t, err, tt.code, tt.msg, tt.reason)
+			wantErr(t, err, tt.code, tt.msg, tt.reason)
 			if got != nil {
 				t.Errorf("tasks %+v returned with an error", got)
 			}

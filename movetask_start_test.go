@@ -124,7 +124,7 @@ func TestStartMoveTaskErrors(t *testing.T) {
 			before := f.snapshot(t, qs...)
 			tasksBefore := [][]sqsq.MoveTask{f.tasks(t, dlq.ARN()), f.tasks(t, fdlq.ARN())}
 			h, err := f.b.StartMoveTask(f.ctx, tt.in(e))
-			wantSQSErr(t, err, tt.code, tt.msg, tt.reason)
+			wantErr(t, err, tt.code, tt.msg, tt.reason)
 			if h != "" {
 				t.Errorf("handle %q returned with an error", h)
 			}

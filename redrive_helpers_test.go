@@ -9,7 +9,6 @@ package sqsq_test
 
 import (
 	"context"
-	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -164,29 +163,6 @@ func (f *dlqFixture) unchanged(t *testing.T, before []dlqQueueState, reason stri
 	after := f.snapshot(t, qs...)
 	if !reflect.DeepEqual(before, after) {
 		t.Errorf("state changed by a failed call\n-before %+v\n+after  %+v\nreason: %s", before, after, reason)
-	}
-}
-
-// wantSQSErr fails unless err is an *sqsq.Error with code and, when msg is
-// not empty, exactly message msg; code "" wants no error.
-func wantSQSErr(t *testing.T, err error, code sqsq.Code, msg, reason string) {
-	t.Helper()
-	if code == "" {
-		if err != nil {
-			t.Errorf("got error %v, want nil\nreason: %s", err, reason)
-		}
-		return
-	}
-	var e *sqsq.Error
-	switch {
-	case err == nil:
-		t.Errorf("got nil error, want %s\nreason: %s", code, reason)
-	case !errors.As(err, &e):
-		t.Errorf("got %T %v, want *sqsq.Error %s\nreason: %s", err, err, code, reason)
-	case e.Code != code:
-		t.Errorf("got code %s (%q), want %s\nreason: %s", e.Code, e.Message, code, reason)
-	case msg != "" && e.Message != msg:
-		t.Errorf("message (-want +got):\n-%q\n+%q\nreason: %s", msg, e.Message, reason)
 	}
 }
 

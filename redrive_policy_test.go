@@ -142,7 +142,7 @@ func TestRedrivePolicyCreateQueueIdempotency(t *testing.T) {
 	}
 	other := sqsq.QueueAttributes{RedrivePolicy: sqsq.Some(&sqsq.RedrivePolicy{DeadLetterTargetArn: dlq.ARN(), MaxReceiveCount: 5})}
 	_, err = f.b.CreateQueue(f.ctx, sqsq.CreateQueueInput{QueueName: "src", Attributes: other})
-	wantSQSErr(t, err, sqsq.CodeQueueNameExists,
+	wantErr(t, err, sqsq.CodeQueueNameExists,
 		"A queue already exists with the same name and a different value for attribute RedrivePolicy",
 		"a different maxReceiveCount is a different attribute value (§9.1)")
 }
@@ -317,7 +317,7 @@ func TestRedrivePolicyErrors(t *testing.T) {
 					qs := append([]*sqsq.Queue{src}, dlqs...)
 					before := f.snapshot(t, qs...)
 					err := apply(func(a sqsq.QueueAttributes) error { return src.SetAttributes(f.ctx, a) })
-					wantSQSErr(t, err, tt.code, tt.msg, tt.reason)
+					wantErr(t, err, tt.code, tt.msg, tt.reason)
 					f.unchanged(t, before, tt.reason, qs...)
 				} else {
 					before := f.snapshot(t, dlqs...)
@@ -328,10 +328,10 @@ func TestRedrivePolicyErrors(t *testing.T) {
 						_, err := f.b.CreateQueue(f.ctx, sqsq.CreateQueueInput{QueueName: name, Attributes: a})
 						return err
 					})
-					wantSQSErr(t, err, tt.code, tt.msg, tt.reason)
+					wantErr(t, err, tt.code, tt.msg, tt.reason)
 					f.unchanged(t, before, tt.reason, dlqs...)
 					_, err = f.b.GetQueue(f.ctx, name)
-					wantSQSErr(t, err, sqsq.CodeQueueDoesNotExist, "", "a failed CreateQueue creates nothing")
+					wantErr(t, err, sqsq.CodeQueueDoesNotExist, "", "a failed CreateQueue creates nothing")
 				}
 				for _, dlq := range dlqs {
 					out, err := dlq.ListDeadLetterSourceQueues(f.ctx, sqsq.ListDeadLetterSourceQueuesInput{})
@@ -404,9 +404,9 @@ func TestRedriveAllowPolicy(t *testing.T) {
 					}
 				}
 				if tt.ok {
-					wantSQSErr(t, err, "", "", tt.reason)
+					wantErr(t, err, "", "", tt.reason)
 				} else {
-					wantSQSErr(t, err, sqsq.CodeInvalidParameterValue,
+					wantErr(t, err, sqsq.CodeInvalidParameterValue,
 						invalidRedrive(`{"deadLetterTargetArn":"`+dlq.ARN()+`","maxReceiveCount":2}`, "Dead-letter target does not allow this queue as a source."),
 						tt.reason)
 				}
@@ -473,15 +473,15 @@ func TestRedriveAllowPolicyErrors(t *testing.T) {
 						_, err := f.b.CreateQueue(f.ctx, sqsq.CreateQueueInput{QueueName: "dlq", Attributes: a})
 						return err
 					})
-					wantSQSErr(t, err, sqsq.CodeInvalidParameterValue, "", tt.reason)
+					wantErr(t, err, sqsq.CodeInvalidParameterValue, "", tt.reason)
 					_, err = f.b.GetQueue(f.ctx, "dlq")
-					wantSQSErr(t, err, sqsq.CodeQueueDoesNotExist, "", "a failed CreateQueue creates nothing")
+					wantErr(t, err, sqsq.CodeQueueDoesNotExist, "", "a failed CreateQueue creates nothing")
 					return
 				}
 				dlq := f.queue(t, "dlq", sqsq.QueueAttributes{RedriveAllowPolicy: sqsq.Some(&sqsq.RedriveAllowPolicy{RedrivePermission: sqsq.RedriveDenyAll})})
 				before := f.snapshot(t, dlq)
 				err := apply(func(a sqsq.QueueAttributes) error { return dlq.SetAttributes(f.ctx, a) })
-				wantSQSErr(t, err, sqsq.CodeInvalidParameterValue, "", tt.reason)
+				wantErr(t, err, sqsq.CodeInvalidParameterValue, "", tt.reason)
 				f.unchanged(t, before, tt.reason, dlq)
 			})
 		}

@@ -97,7 +97,7 @@ func TestListDeadLetterSourceQueuesErrors(t *testing.T) {
 			}
 			before := f.snapshot(t, src)
 			out, err := dlq.ListDeadLetterSourceQueues(f.ctx, tt.in)
-			wantSQSErr(t, err, tt.code, tt.msg, tt.reason)
+			wantErr(t, err, tt.code, tt.msg, tt.reason)
 			if out.QueueURLs != nil {
 				t.Errorf("URLs %v returned with an error", out.QueueURLs)
 			}
