@@ -7,69 +7,67 @@ import (
 	"github.com/benbjohnson/clock"
 )
 
-// waiter is a parked long poll. until is the clock instant its timer is armed
-// for; a change that can satisfy it earlier wakes it.
+// waiter is a parked long poll. It sleeps on signal, which both its clock
+// timer and a waker ring without blocking: a clock that fires a timer twice
+// (the benbjohnson mock can, under concurrent Adds) or late only costs one
+// more look at the queue, never a blocked goroutine.
 type waiter struct {
-	wake  chan struct{} // buffered 1
-	until int64
-	timer *clock.Timer // armed for until; may be Reset under Queue.mu
+	signal chan struct{} // buffered 1
+	until  int64         // the clock instant the timer is armed for
+	timer  *clock.Timer  // an AfterFunc timer ringing signal; Reset under Queue.mu
+	woken  bool          // rung by a change on the queue (not the timer); under Queue.mu
+}
+
+func (w *waiter) ring() {
+	select {
+	case w.signal <- struct{}{}:
+	default:
+	}
+}
+
+// arm sets w's timer to ring in d (> 0) on clk.
+func (w *waiter) arm(clk clock.Clock, d time.Duration) {
+	if w.timer == nil {
+		w.timer = clk.AfterFunc(d, w.ring)
+		return
+	}
+	w.timer.Reset(d)
 }
 
 // longPoll parks the caller until a message is available, the wait ends at
-// deadline, ctx ends or the broker closes. Caller holds q.mu; longPoll
-// releases it.
+// deadline, ctx ends or the broker closes. Caller holds q.mu (and dlq.mu);
+// longPoll releases them.
 func (q *Queue) longPoll(ctx context.Context, in *ReceiveInput, max int, deadline int64, dlq *Queue) ([]Message, error) {
-	w := &waiter{wake: make(chan struct{}, 1)}
-	for {
-		// Arm for the earliest instant something can change on its own: the
-		// end of the wait or the next delay/visibility deadline.
-		now := q.b.clock.Now().UnixNano()
-		q.advance(now)
-		if dlq != nil {
-			dlq.advance(now)
+	w := &waiter{signal: make(chan struct{}, 1)}
+	defer func() {
+		if w.timer != nil {
+			w.timer.Stop()
 		}
-		if msgs := q.take(in, max, now, dlq); len(msgs) > 0 || now >= deadline {
+	}()
+	for {
+		if msgs, done := q.takeOrArm(w, in, max, deadline, dlq); done {
 			q.finishReceive(msgs)
 			q.unlockReceive(dlq)
 			return msgs, nil
 		}
-		until := deadline
-		if next, ok := q.nextDeadline(); ok && next < until {
-			until = next
-		}
-		// A move task's next step may bring a message here; nothing runs it
-		// but calls, so this receiver wakes for it (see syncTasks).
-		if due := q.b.taskDue.Load(); due > now && due < until {
-			until = due
-		}
-		w.until = until
-		// until > now: advance made everything due by now visible. (A
-		// mock's Timer with a negative duration would move its time back.)
-		timer := q.b.clock.Timer(time.Duration(until - now))
-		// A clock that moved while the timer was being made armed it late;
-		// look again instead of parking.
-		if q.b.clock.Now().UnixNano() != now {
-			timer.Stop()
-			continue
-		}
-		w.timer = timer
 		q.park(w)
 		q.unlockReceive(dlq)
 
 		var err error
-		woken := false
 		select {
-		case <-w.wake:
-			woken = true
-		case <-timer.C:
+		case <-w.signal:
 		case <-ctx.Done():
 			err = ctx.Err()
 		case <-q.b.done:
 			err = ErrClosed
 		}
-		timer.Stop()
 		q.mu.Lock()
+		woken := w.woken
+		w.woken = false
 		q.unpark(w)
+		if err != nil && woken && q.nAvail > 0 {
+			q.wakeN(1) // the message this receiver was woken for goes to another
+		}
 		q.mu.Unlock()
 		if err != nil {
 			return nil, err
@@ -80,6 +78,52 @@ func (q *Queue) longPoll(ctx context.Context, in *ReceiveInput, max int, deadlin
 		if woken {
 			q.counters.LongPollWakeups++
 		}
+	}
+}
+
+// takeOrArm takes what is available as of the clock's now and reports done
+// if the receive ends (messages, or the wait is over); otherwise it arms w's
+// timer for the earliest instant something can change on its own — the end
+// of the wait, the next delay or visibility deadline, the next move-task
+// step — and w may park. Caller holds q.mu (and dlq.mu).
+//
+// The clock may move while the timer is being armed: another goroutine
+// advancing a mock, or simply the real clock. The timer then rings late by
+// up to that move, and what the move made due is unseen; so takeOrArm looks
+// once more as of the clock's new instant and re-arms from it. A clock that
+// stands still while nobody advances it (a mock, a synctest bubble) then
+// has a timer armed for exactly until, so no advance slips past a receiver
+// between "nothing to take" and "timer armed". A clock that never stands
+// still (the real one) is left with the nanoseconds re-arming takes, which
+// real time covers at once; looking again until two reads agree would spin
+// there.
+func (q *Queue) takeOrArm(w *waiter, in *ReceiveInput, max int, deadline int64, dlq *Queue) ([]Message, bool) {
+	now := q.b.clock.Now().UnixNano()
+	for look := 0; ; look++ {
+		q.advance(now)
+		if dlq != nil {
+			dlq.advance(now)
+		}
+		if msgs := q.take(in, max, now, dlq); len(msgs) > 0 || now >= deadline {
+			return msgs, true
+		}
+		until := deadline
+		if next, ok := q.nextDeadline(); ok && next < until {
+			until = next
+		}
+		// A move task's next step may bring a message here; nothing runs it
+		// but calls, so this receiver wakes for it (see syncTasks).
+		if due := q.b.taskDue.Load(); due > now && due < until {
+			until = due
+		}
+		// until > now: advance made everything due by now visible.
+		w.until = until
+		w.arm(q.b.clock, time.Duration(until-now))
+		after := q.b.clock.Now().UnixNano()
+		if after <= now || look == 1 {
+			return nil, false
+		}
+		now = after
 	}
 }
 
@@ -154,12 +198,35 @@ func (b *Broker) WaitIdle(ctx context.Context) error {
 }
 
 // wake wakes the waiters armed for later than at: something they wait for
-// can happen at at (at = now: a message is available now). Caller holds q.mu.
+// can happen at at, and they re-arm for it. Caller holds q.mu.
 func (q *Queue) wake(at int64) {
 	for w := range q.waiters {
 		if w.until > at {
 			q.wakeOne(w)
 		}
+	}
+}
+
+// wakeN wakes up to n parked waiters: n messages became available now. One
+// message needs one receiver, so the others stay parked instead of all
+// racing for it. Caller holds q.mu.
+func (q *Queue) wakeN(n int) {
+	for w := range q.waiters {
+		if n <= 0 {
+			return
+		}
+		q.wakeOne(w)
+		n--
+	}
+}
+
+// wakeFor wakes the receivers that m, just stored or made visible, concerns.
+// Caller holds q.mu.
+func (q *Queue) wakeFor(m *message) {
+	if m.state == stateAvailable {
+		q.wakeN(1)
+	} else {
+		q.wake(m.visibleAt)
 	}
 }
 
@@ -172,10 +239,8 @@ func (q *Queue) wakeAll() {
 func (q *Queue) wakeOne(w *waiter) {
 	delete(q.waiters, w)
 	q.setParked(q.parked - 1)
-	select {
-	case w.wake <- struct{}{}:
-	default:
-	}
+	w.woken = true
+	w.ring()
 }
 
 // ParkedReceivers returns how many long-poll receives are parked on q: each

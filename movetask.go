@@ -219,9 +219,12 @@ func (b *Broker) rearmReceivers(at int64) {
 	for _, q := range qs {
 		q.mu.Lock()
 		for w := range q.waiters {
-			if w.until > at {
+			switch {
+			case at <= now:
+				q.wakeOne(w) // due already: a timer armed for now may only ring on the next move
+			case w.until > at:
 				w.until = at
-				w.timer.Reset(time.Duration(max(at-now, 0)))
+				w.timer.Reset(time.Duration(at - now))
 			}
 		}
 		q.mu.Unlock()
@@ -436,7 +439,7 @@ func (q *Queue) redriveTo(m *message, dst *Queue, at int64) {
 		o.Observe(Event{Kind: EventRedriven, At: time.Unix(0, at), Queue: q.name, MessageID: m.id, Body: m.body,
 			SentAt: time.UnixMilli(m.sentAt), Destination: dst.name, NewMessageID: nm.id})
 	}
-	dst.wake(at)
+	dst.wakeFor(nm)
 }
 
 // ListMoveTasks lists the most recent move tasks of a source queue, newest

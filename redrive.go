@@ -359,7 +359,7 @@ func (q *Queue) deadLetter(m *message, dlq *Queue, now int64) bool {
 		o.Observe(Event{Kind: EventDeadLettered, At: time.Unix(0, now), Queue: q.name, MessageID: m.id, Body: m.body,
 			SentAt: time.UnixMilli(m.sentAt), ReceiveCount: int(m.receiveCount), DeadLetterQueue: dlq.name})
 	}
-	dlq.wake(now)
+	dlq.wakeFor(moved)
 	return true
 }
 

@@ -186,11 +186,7 @@ func (q *Queue) send(in *SendInput, size int, now int64) SendResult {
 		o.Observe(Event{Kind: EventSent, At: time.Unix(0, now), Queue: q.name, MessageID: m.id,
 			Body: m.body, SentAt: time.UnixMilli(m.sentAt)})
 	}
-	if m.state == stateAvailable {
-		q.wake(now)
-	} else {
-		q.wake(m.visibleAt)
-	}
+	q.wakeFor(m)
 	if m.ext != nil {
 		res.attrs, res.sysAt = m.ext.attrs, m.ext.sysAttrs
 	}

@@ -102,7 +102,7 @@ func (q *Queue) delete(rh string, now int64) *Error {
 	q.remove(m)
 	q.counters.Deleted++
 	if wasInflight && q.nAvail > 0 && len(q.waiters) > 0 {
-		q.wake(now) // a receiver held back by the in-flight limit may go on
+		q.wakeN(1) // a receiver held back by the in-flight limit or a locked group may go on
 	}
 	return nil
 }
@@ -160,7 +160,7 @@ func (q *Queue) changeVisibility(rh string, timeout time.Duration, now int64) *E
 	q.leaveState(m)
 	if timeout == 0 {
 		q.makeAvailable(m, now)
-		q.wake(now)
+		q.wakeN(1)
 		return nil
 	}
 	q.makePending(m, stateInflight, now+int64(timeout))
