@@ -14,7 +14,7 @@ func TestSuite(t *testing.T) {
 		b, clk := suite.NewBroker(t)
 		return suite.Harness{
 			API:              awssqs.New(b),
-			Clock:            clk,
+			Clock:            suite.MockClock(clk),
 			WaitForReceivers: suite.WaitFunc(b),
 			InFlightLimit:    suite.InFlightLimit,
 		}

@@ -15,7 +15,7 @@ func TestSuiteQuery(t *testing.T) {
 		b, clk := suite.NewBroker(t)
 		return suite.Harness{
 			API:              newClient(newServer(t, b), queryProtocol),
-			Clock:            clk,
+			Clock:            suite.MockClock(clk),
 			WaitForReceivers: suite.WaitFunc(b),
 			InFlightLimit:    suite.InFlightLimit,
 			Features:         suite.Features{ClientValidation: true, QueryProtocol: true},

@@ -45,7 +45,7 @@ func TestSuite(t *testing.T) {
 		b, clk := suite.NewBroker(t)
 		return suite.Harness{
 			API:              newClient(newServer(t, b)),
-			Clock:            clk,
+			Clock:            suite.MockClock(clk),
 			WaitForReceivers: suite.WaitFunc(b),
 			InFlightLimit:    suite.InFlightLimit,
 			Features:         suite.Features{ClientValidation: true},

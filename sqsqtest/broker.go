@@ -2,8 +2,10 @@ package sqsqtest
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"time"
+	"weak"
 
 	"github.com/benbjohnson/clock"
 
@@ -71,17 +73,59 @@ func NewBroker(t CleanupFataler, opts ...sqsq.Option) (*sqsq.Broker, *clock.Mock
 	return b, clk
 }
 
+// clockLimit bounds the clocks Advance moves: they stay before this
+// instant. sqsq keeps times as int64 Unix nanoseconds, which end at
+// 2262-04-11T23:47:16.854775807Z; the 100 days left over cover every
+// deadline a broker sets ahead of now (retention, at most 14 days, is the
+// longest).
+var clockLimit = time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // Advance moves a mock clock forward by d and returns the new time. Time
 // moves only here, so nothing waits on the wall clock; wait with
 // [WaitParked] first if a long poll must see the move.
+//
+// Move a mock from one goroutine, or only through Advance: clock.Mock.Add
+// is not safe for concurrent use (concurrent Adds lose time and move Now
+// backwards), so Advance serialises the moves of each mock and concurrent
+// Advances add up exactly. It fails the test if d is negative or would take
+// the clock to 2262 (sqsq's times are int64 nanoseconds, which end in April
+// 2262); zero is a no-op.
 func Advance(t Fataler, clk *clock.Mock, d time.Duration) time.Time {
 	helper(t)
-	if d < 0 {
+	mu := moveLock(clk)
+	mu.Lock()
+	now := clk.Now()
+	switch {
+	case d < 0:
+		mu.Unlock()
 		t.Fatalf("sqsqtest.Advance: negative duration %v", d)
-		return clk.Now()
+		return now
+	case !now.Add(d).Before(clockLimit):
+		mu.Unlock()
+		t.Fatalf("sqsqtest.Advance(%v): the clock would reach %v; it must stay before %v", d, now.Add(d), clockLimit)
+		return now
 	}
 	clk.Add(d)
-	return clk.Now()
+	now = clk.Now()
+	mu.Unlock()
+	return now
+}
+
+// moveLocks holds one mutex per mock that Advance has moved. The key is
+// weak and a cleanup drops the entry, so a finished test's mock (and the
+// timers it holds) can be collected.
+var moveLocks sync.Map // weak.Pointer[clock.Mock] → *sync.Mutex
+
+func moveLock(clk *clock.Mock) *sync.Mutex {
+	k := weak.Make(clk)
+	if mu, ok := moveLocks.Load(k); ok {
+		return mu.(*sync.Mutex)
+	}
+	mu, loaded := moveLocks.LoadOrStore(k, new(sync.Mutex))
+	if !loaded {
+		runtime.AddCleanup(clk, func(k weak.Pointer[clock.Mock]) { moveLocks.Delete(k) }, k)
+	}
+	return mu.(*sync.Mutex)
 }
 
 // WaitParked blocks until at least n long-poll receives are parked on q with

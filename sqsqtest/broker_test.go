@@ -2,8 +2,13 @@ package sqsqtest_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/benbjohnson/clock"
 
 	"github.com/sqsq/sqsq"
 	"github.com/sqsq/sqsq/sqsqtest"
@@ -88,6 +93,106 @@ func TestHelpers(t *testing.T) {
 			t.Errorf("history of the redriven message %s", got)
 		}
 	})
+}
+
+// Concurrent Advances on one mock add up exactly, and Now read meanwhile
+// never goes back (concurrent clock.Mock.Add calls lose time and do).
+func TestAdvanceConcurrent(t *testing.T) {
+	t.Parallel()
+	_, clk := sqsqtest.NewBroker(t)
+	const movers, moves = 8, 200
+
+	done := make(chan struct{})
+	read := make(chan int)
+	go func() {
+		last, n := clk.Now(), 0
+		defer func() { read <- n }()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			now := clk.Now()
+			if now.Before(last) {
+				t.Errorf("Now went back from %v to %v", last, now)
+				return
+			}
+			last, n = now, n+1
+		}
+	}()
+
+	var wg sync.WaitGroup
+	for range movers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			last := sqsqtest.Epoch
+			for range moves {
+				now := sqsqtest.Advance(t, clk, time.Second)
+				if !now.After(last) {
+					t.Errorf("Advance returned %v after %v", now, last)
+					return
+				}
+				last = now
+			}
+		}()
+	}
+	wg.Wait()
+	close(done)
+	t.Logf("Now read %d times during the advances", <-read)
+
+	want := sqsqtest.Epoch.Add(movers * moves * time.Second)
+	if got := clk.Now(); !got.Equal(want) {
+		t.Errorf("the clock is at %v after %d Advances of 1s, want %v (lost %v)", got, movers*moves, want, want.Sub(got))
+	}
+}
+
+// fatals records Fatalf calls instead of ending the test.
+type fatals []string
+
+func (f *fatals) Fatalf(format string, args ...any) { *f = append(*f, fmt.Sprintf(format, args...)) }
+
+func TestAdvanceLimits(t *testing.T) {
+	t.Parallel()
+	// sqsq's times are int64 Unix nanoseconds: Advance keeps the clock
+	// before 2262, with room for deadlines set ahead of it.
+	limit := time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC)
+	near := limit.Add(-time.Hour)
+	for _, tc := range []struct {
+		name  string
+		start time.Time
+		d     time.Duration
+		fail  string // in the failure; "" when the move is allowed
+	}{
+		{"zero", sqsqtest.Epoch, 0, ""},
+		{"negative", sqsqtest.Epoch, -time.Nanosecond, "negative"},
+		{"past 2262", sqsqtest.Epoch, 2562047 * time.Hour, "2262"},
+		{"max Duration", sqsqtest.Epoch, time.Duration(1<<63 - 1), "2262"},
+		{"up to the limit", near, time.Hour - time.Nanosecond, ""},
+		{"to the limit", near, time.Hour, "must stay before"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			clk := clock.NewMock()
+			clk.Set(tc.start)
+			var f fatals
+			got := sqsqtest.Advance(&f, clk, tc.d)
+			want := tc.start
+			if tc.fail == "" {
+				want = tc.start.Add(tc.d)
+			}
+			if !got.Equal(want) || !clk.Now().Equal(want) {
+				t.Errorf("Advance returned %v, clock at %v; want %v", got, clk.Now(), want)
+			}
+			switch {
+			case tc.fail == "" && len(f) > 0:
+				t.Errorf("failed: %v", f)
+			case tc.fail != "" && (len(f) != 1 || !strings.Contains(f[0], tc.fail)):
+				t.Errorf("failures %q, want one mentioning %q", f, tc.fail)
+			}
+		})
+	}
 }
 
 func fmtSlice(s []string) string {

@@ -82,8 +82,10 @@
 // # Helpers
 //
 // [NewBroker] makes a broker on a mock clock at [Epoch] that closes when
-// the test ends; [Advance] moves the clock; [WaitParked] waits until long
-// polls have armed their timers, so an advance reaches them; [Drain]
+// the test ends; [Advance] moves the clock (move a mock from one goroutine
+// or only through Advance: concurrent clock.Mock.Add calls lose time);
+// [WaitParked] waits until long polls have armed their timers, so an
+// advance reaches them; [Drain]
 // empties a queue; [History] lists everything that happened to one
 // message. They take the smallest testing interface they need, so they run
 // under *testing.T and *rapid.T alike.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -18,9 +19,19 @@ import (
 type admin struct {
 	b   *sqsq.Broker
 	clk *clock.Mock
+	// mu serialises advances: concurrent clock.Mock.Add calls lose time and
+	// move Now backwards. register makes it, so every handler shares it.
+	mu *sync.Mutex
 }
 
+// clockLimit bounds the virtual clock: it stays before this instant. The
+// broker keeps times as int64 Unix nanoseconds, which end at
+// 2262-04-11T23:47:16.854775807Z; the 100 days left over cover every
+// deadline it sets ahead of now (retention, at most 14 days, is the longest).
+var clockLimit = time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC)
+
 func (a admin) register(mux *http.ServeMux) {
+	a.mu = new(sync.Mutex)
 	mux.HandleFunc("GET /_sqsq/clock", a.now)
 	mux.HandleFunc("POST /_sqsq/clock/advance", a.advance)
 	mux.HandleFunc("GET /_sqsq/queues/{name}/receivers", a.receivers)
@@ -42,7 +53,9 @@ func (a admin) now(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.S
 // advance moves the virtual clock forward by a duration given as
 // {"duration":"30s"} or ?d=30s (Go syntax: 1h30m, 250ms, …): every delay,
 // visibility timeout, retention period, long poll and move task whose time
-// comes is due at once.
+// comes is due at once. Zero is a no-op; a negative duration, or one that
+// would take the clock to clockLimit or beyond, is refused with 400.
+// Concurrent advances add up.
 func (a admin) advance(w http.ResponseWriter, r *http.Request) {
 	d := r.URL.Query().Get("d")
 	if d == "" {
@@ -64,14 +77,26 @@ func (a admin) advance(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, `give the duration as {"duration":"30s"} or ?d=30s`)
 		return
 	case err != nil:
-		writeError(w, http.StatusBadRequest, err.Error())
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("bad duration: %v (Go syntax: 30s, 1h30m, 250ms)", err))
 		return
 	case dur < 0:
 		writeError(w, http.StatusBadRequest, "the clock only moves forward")
 		return
 	}
+	// The check and the move happen under one lock, so that concurrent
+	// advances add up exactly and none slips past the limit.
+	a.mu.Lock()
+	now := a.clk.Now()
+	if !now.Add(dur).Before(clockLimit) {
+		a.mu.Unlock()
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("advancing %v would take the clock to %s; it must stay before %s, so advance at most %v",
+			dur, now.Add(dur).UTC().Format(time.RFC3339Nano), clockLimit.Format(time.RFC3339), clockLimit.Sub(now)-time.Nanosecond))
+		return
+	}
 	a.clk.Add(dur)
-	writeJSON(w, http.StatusOK, a.state())
+	st := a.state()
+	a.mu.Unlock()
+	writeJSON(w, http.StatusOK, st)
 }
 
 // receivers waits until at least ?atLeast=N (default 1) long polls are

@@ -129,7 +129,35 @@ func (e *env) counts(url string) [3]int {
 	return c
 }
 
-func (e *env) advance(d time.Duration) { e.h.Clock.Add(d) }
+// advance moves a virtual clock by d. On the real clock the test skips
+// from here on: the time group covers real waits.
+func (e *env) advance(d time.Duration) {
+	e.t.Helper()
+	if e.h.Features.RealTime {
+		e.t.Skipf("moves the clock by %v: virtual time only (the time group runs real waits)", d)
+	}
+	e.h.Clock.Advance(d)
+}
+
+// now is the harness clock's time; exact instants in a test need a virtual
+// clock, so on the real clock the test skips from here on.
+func (e *env) now() time.Time {
+	e.t.Helper()
+	if e.h.Features.RealTime {
+		e.t.Skip("compares exact instants: virtual time only")
+	}
+	return e.h.Clock.Now()
+}
+
+// seconds is t as a Unix-seconds attribute, as the queue should report it;
+// on the real clock, got stands if within a second of it.
+func (e *env) seconds(t time.Time, got string) string {
+	want := strconv.FormatInt(t.Unix(), 10)
+	if g, err := strconv.ParseInt(got, 10, 64); err == nil && e.h.Features.RealTime && g >= t.Unix()-1 && g <= t.Unix()+1 {
+		return got
+	}
+	return want
+}
 
 // waitParked waits until n receives are parked on the queue.
 func (e *env) waitParked(url string, n int) {

@@ -70,7 +70,7 @@ func testReceiveShape(e *env) {
 	}
 	e.sendIn(&sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String("hello"),
 		MessageAttributes: map[string]types.MessageAttributeValue{"General": str("Kenobi"), "Hello": str("There"), "Help.Me": str("Me")}})
-	sentAt := strconv.FormatInt(e.h.Clock.Now().UnixMilli(), 10)
+	sentAt := strconv.FormatInt(e.now().UnixMilli(), 10)
 
 	m := e.receiveOne(url)
 	if m.Attributes != nil || m.MessageAttributes != nil || m.MD5OfMessageAttributes != nil {
@@ -214,7 +214,9 @@ func (e *env) receiveAsync(in *sqs.ReceiveMessageInput) <-chan []types.Message {
 	go func() {
 		out, err := e.api().ReceiveMessage(e.ctx, in)
 		if err != nil {
-			e.t.Errorf("long poll: %v", err)
+			if e.ctx.Err() == nil { // not a test that skipped and ended
+				e.t.Errorf("long poll: %v", err)
+			}
 			done <- nil
 			return
 		}

@@ -140,13 +140,14 @@ func testQueueURLForms(e *env) {
 }
 
 func testAttributes(e *env) {
+	start := e.h.Clock.Now()
 	url := e.createQueue("attrs", nil)
 	out, err := e.api().GetQueueAttributes(e.ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url)})
 	e.must(err, "GetQueueAttributes")
 	e.diff(map[string]string(nil), out.Attributes, "no AttributeNames give no Attributes member (§2.3)")
 
-	created := "1709294400" // Epoch in seconds
 	all := e.attrs(url, "All")
+	created := e.seconds(start, all["CreatedTimestamp"])
 	e.diff(map[string]string{
 		"ApproximateNumberOfMessages":           "0",
 		"ApproximateNumberOfMessagesDelayed":    "0",
@@ -169,7 +170,7 @@ func testAttributes(e *env) {
 	_, err = e.api().SetQueueAttributes(e.ctx, &sqs.SetQueueAttributesInput{QueueUrl: aws.String(url),
 		Attributes: map[string]string{"VisibilityTimeout": "45", "DelaySeconds": "5"}})
 	e.must(err, "SetQueueAttributes")
-	e.diff(map[string]string{"VisibilityTimeout": "45", "DelaySeconds": "5", "LastModifiedTimestamp": "1709294460"},
+	e.diff(map[string]string{"VisibilityTimeout": "45", "DelaySeconds": "5", "LastModifiedTimestamp": e.seconds(start.Add(time.Minute), "")},
 		e.attrs(url, "VisibilityTimeout", "DelaySeconds", "LastModifiedTimestamp", "Policy"),
 		"a subset returns only those names; an unset Policy is omitted (§2.3)")
 

@@ -100,7 +100,7 @@ func testMoveTask(e *env) {
 	src, dlq := e.redrivePair("jobs", "jobs-dlq", "1")
 	dlqARN := e.arn(dlq)
 	e.deadLetter(src, dlq, "m1", "m2", "m3")
-	started := e.h.Clock.Now().UnixMilli()
+	started := e.now().UnixMilli()
 	out, err := e.api().StartMessageMoveTask(e.ctx, &sqs.StartMessageMoveTaskInput{SourceArn: aws.String(dlqARN),
 		MaxNumberOfMessagesPerSecond: aws.Int32(1)})
 	e.must(err, "StartMessageMoveTask")

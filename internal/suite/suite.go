@@ -67,14 +67,47 @@ type Features struct {
 	// and AWS words QueueDoesNotExist "... does not exist for this wsdl
 	// version." there.
 	QueryProtocol bool
+	// RealTime is set when the broker runs on the real clock outside a
+	// synctest bubble. Tests that move time by more than a short real wait
+	// skip when they first try; the "time" group runs with real waits and
+	// checks instants within [Slack]; timestamps are compared to the second.
+	RealTime bool
 }
+
+// Clock is the time a harness runs on, as the suite sees it.
+type Clock interface {
+	Now() time.Time
+	// Advance lets d pass: a mock's Add, a sleep on the real clock (or in a
+	// synctest bubble, where a sleep is instant).
+	Advance(d time.Duration)
+}
+
+// MockClock is a mock clock the suite moves with Add.
+func MockClock(clk *clock.Mock) Clock { return mockClock{clk} }
+
+type mockClock struct{ *clock.Mock }
+
+func (c mockClock) Advance(d time.Duration) { c.Add(d) }
+
+// WallClock is time itself: the real clock, or a synctest bubble's fake
+// time when the test runs in one.
+var WallClock Clock = wallClock{}
+
+type wallClock struct{}
+
+func (wallClock) Now() time.Time          { return time.Now() }
+func (wallClock) Advance(d time.Duration) { time.Sleep(d) }
+
+// Slack is how late the real clock may bring something on a busy machine.
+const Slack = 700 * time.Millisecond
 
 // Harness is one front door over a fresh broker, made for one test.
 type Harness struct {
 	// API is the client under test.
 	API API
-	// Clock is the broker's clock; tests move it.
-	Clock *clock.Mock
+	// Clock is the broker's time: [MockClock] for a mock, [WallClock] for
+	// the real clock or a synctest bubble's.
+	Clock Clock
 	// WaitForReceivers blocks until n long-poll receives are parked on the
 	// queue with this URL, or ctx ends. [WaitFunc] makes one from a broker.
 	WaitForReceivers func(ctx context.Context, queueURL string, n int) error
@@ -106,6 +139,16 @@ func NewBroker(t testing.TB, opts ...sqsq.Option) (*sqsq.Broker, *clock.Mock) {
 	return b, clk
 }
 
+// NewRealBroker returns a broker on the default, real clock (in a synctest
+// bubble, the bubble's time), with [InFlightLimit], plus opts. It is closed
+// when the test ends.
+func NewRealBroker(t testing.TB, opts ...sqsq.Option) *sqsq.Broker {
+	t.Helper()
+	b := sqsq.NewBroker(append([]sqsq.Option{sqsq.WithInFlightLimit(InFlightLimit)}, opts...)...)
+	t.Cleanup(func() { _ = b.Close() })
+	return b
+}
+
 // WaitFunc returns a Harness.WaitForReceivers over b's queues.
 func WaitFunc(b *sqsq.Broker) func(ctx context.Context, queueURL string, n int) error {
 	return func(ctx context.Context, queueURL string, n int) error {
@@ -126,6 +169,12 @@ type test struct {
 // Run runs the whole suite, each test in its own subtest (in parallel)
 // with its own harness.
 func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
+	RunIn(t, func(t *testing.T, f func(*testing.T)) { f(t) }, newHarness)
+}
+
+// RunIn is [Run] with each test's body, harness included, run by in: pass
+// synctest.Test to run every test in a bubble of its own.
+func RunIn(t *testing.T, in func(*testing.T, func(*testing.T)), newHarness func(t *testing.T) Harness) {
 	groups := []struct {
 		name  string
 		tests []test
@@ -136,6 +185,7 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 		{"fifo", fifoTests},
 		{"redrive", redriveTests},
 		{"errors", errorTests},
+		{"time", timeTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
@@ -143,9 +193,14 @@ func Run(t *testing.T, newHarness func(t *testing.T) Harness) {
 			for _, tt := range g.tests {
 				t.Run(tt.name, func(t *testing.T) {
 					t.Parallel()
-					ctx, cancel := context.WithCancel(context.Background())
-					t.Cleanup(cancel)
-					tt.run(&env{t: t, h: newHarness(t), ctx: ctx})
+					in(t, func(t *testing.T) {
+						ctx, cancel := context.WithCancel(context.Background())
+						h := newHarness(t)
+						// First of the cleanups: a call left waiting by a test that
+						// failed or skipped ends before the harness closes.
+						t.Cleanup(cancel)
+						tt.run(&env{t: t, h: h, ctx: ctx})
+					})
 				})
 			}
 		})
