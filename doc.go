@@ -41,6 +41,27 @@
 //	clk.Add(20 * time.Second)
 //	msgs := <-done // empty: the wait ended
 //
+// Move a mock from one goroutine: the archived mock's Add loses time when
+// called from several at once. sqsq never needs a mock to fire a timer
+// exactly once.
+//
+// # The real clock and testing/synctest
+//
+// NewBroker without [WithClock] runs on the real clock: a long poll parks
+// on one timer, costs no CPU while parked and wakes within microseconds of
+// a send. Inside a testing/synctest bubble (Go 1.25+) the same default
+// broker runs on the bubble's fake time, so time.Sleep moves the queues and
+// synctest.Wait returns once every receiver is parked:
+//
+//	synctest.Test(t, func(t *testing.T) {
+//		b := sqsq.NewBroker() // created inside the bubble
+//		defer b.Close()
+//		q, _ := b.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: "orders"})
+//		q.Send(ctx, sqsq.SendInput{MessageBody: "order-1"})
+//		q.Receive(ctx, sqsq.ReceiveInput{}) // hidden for 30 s
+//		time.Sleep(30 * time.Second)        // instant; visible again
+//	})
+//
 // # FIFO queues
 //
 // A queue named "….fifo" created with FifoQueue: Some(true) keeps each
