@@ -3,8 +3,11 @@ package sqsq_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/benbjohnson/clock"
 
 	"github.com/sqsq/sqsq"
 )
@@ -423,5 +426,64 @@ func TestWaitIdle(t *testing.T) {
 	}
 	if err := <-done; !errors.Is(err, sqsq.ErrClosed) {
 		t.Errorf("parked receive returned %v, want ErrClosed", err)
+	}
+}
+
+// jumpyClock is a mock that another goroutine seems to advance by jump
+// while the first receiver arms its timer: between the receiver's look at
+// the queue and the timer's creation.
+type jumpyClock struct {
+	*clock.Mock
+	jump time.Duration
+	once sync.Once
+}
+
+func (c *jumpyClock) AfterFunc(d time.Duration, f func()) *clock.Timer {
+	c.once.Do(func() { c.Add(c.jump) })
+	return c.Mock.AfterFunc(d, f)
+}
+
+// An advance that lands while a receiver arms its timer slips past nothing:
+// what it made due is taken at once, and the timer still rings at the
+// instant it was meant for, not that much later.
+func TestLongPollClockMovesWhileArming(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		reason    string
+		jump      time.Duration // while arming
+		then      time.Duration // after parking
+		wantAfter time.Duration // from the send to the receive's return
+	}{
+		{"the move made the delayed message visible: taken at once", 10 * time.Second, 0, 10 * time.Second},
+		{"the move went part way: the timer rings when the delay ends", 3 * time.Second, 2 * time.Second, 5 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.reason, func(t *testing.T) {
+			t.Parallel()
+			clk := &jumpyClock{Mock: clock.NewMock(), jump: tt.jump}
+			clk.Set(epoch)
+			f := setup(t, sqsq.WithClock(clk))
+			f.sendInput(t, f.q, sqsq.SendInput{MessageBody: "later", DelaySeconds: sqsq.Some(5 * time.Second)})
+			type result struct {
+				receiveResult
+				at time.Time
+			}
+			ch := make(chan result, 1)
+			go func() {
+				msgs, err := f.q.Receive(f.ctx, longPoll)
+				ch <- result{receiveResult{msgs, err}, clk.Now()}
+			}()
+			if tt.then > 0 {
+				f.waitParked(t, f.q, 1)
+				clk.Add(tt.then)
+			}
+			r := <-ch
+			if r.err != nil || len(r.msgs) != 1 {
+				t.Fatalf("Receive = %v, %v; want the delayed message", bodies(r.msgs), r.err)
+			}
+			if got := r.at.Sub(epoch); got != tt.wantAfter {
+				t.Errorf("returned %v after the send, want %v", got, tt.wantAfter)
+			}
+		})
 	}
 }
