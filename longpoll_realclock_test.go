@@ -15,7 +15,7 @@ import (
 // bounds above are what the behaviour needs.
 
 // slack is what a busy machine may add to a real wait.
-const slack = 700 * time.Millisecond
+const slack = 1500 * time.Millisecond
 
 // realSetup is a broker on the real clock with one standard queue.
 func realSetup(t *testing.T) *fixture {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -134,10 +135,19 @@ func logRequests(log *slog.Logger, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		// A Query-protocol POST names its Action in the body, which the
+		// handler reads: keep the start of what it reads.
+		head := &prefixWriter{max: 4 << 10}
+		if r.Body != nil {
+			r.Body = readCloser{io.TeeReader(r.Body, head), r.Body}
+		}
 		next.ServeHTTP(rec, r)
 		op := strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "AmazonSQS.")
 		if op == "" {
 			op = r.URL.Query().Get("Action")
+		}
+		if op == "" {
+			op = formAction(head.buf)
 		}
 		log.Debug("request", "method", r.Method, "path", r.URL.Path, "op", op, "status", rec.status,
 			"duration", time.Since(start), "request_id", w.Header().Get("x-amzn-RequestId"))
@@ -152,4 +162,33 @@ type statusRecorder struct {
 func (r *statusRecorder) WriteHeader(status int) {
 	r.status = status
 	r.ResponseWriter.WriteHeader(status)
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// prefixWriter keeps the first max bytes written to it.
+type prefixWriter struct {
+	buf []byte
+	max int
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	if n := min(len(b), p.max-len(p.buf)); n > 0 {
+		p.buf = append(p.buf, b[:n]...)
+	}
+	return len(b), nil
+}
+
+// formAction is the Action of a form-encoded body (or its start).
+func formAction(body []byte) string {
+	for kv := range strings.SplitSeq(string(body), "&") {
+		if v, ok := strings.CutPrefix(kv, "Action="); ok {
+			op, _ := url.QueryUnescape(strings.TrimSpace(v))
+			return op
+		}
+	}
+	return ""
 }
