@@ -14,6 +14,7 @@ import (
 type waiter struct {
 	signal chan struct{} // buffered 1
 	until  int64         // the clock instant the timer is armed for
+	max    int           // messages the receive takes at most
 	timer  *clock.Timer  // an AfterFunc timer ringing signal; Reset under Queue.mu
 	woken  bool          // rung by a change on the queue (not the timer); under Queue.mu
 }
@@ -38,7 +39,7 @@ func (w *waiter) arm(clk clock.Clock, d time.Duration) {
 // deadline, ctx ends or the broker closes. Caller holds q.mu (and dlq.mu);
 // longPoll releases them.
 func (q *Queue) longPoll(ctx context.Context, in *ReceiveInput, max int, deadline int64, dlq *Queue) ([]Message, error) {
-	w := &waiter{signal: make(chan struct{}, 1)}
+	w := &waiter{signal: make(chan struct{}, 1), max: max}
 	defer func() {
 		if w.timer != nil {
 			w.timer.Stop()
@@ -65,8 +66,11 @@ func (q *Queue) longPoll(ctx context.Context, in *ReceiveInput, max int, deadlin
 		woken := w.woken
 		w.woken = false
 		q.unpark(w)
-		if err != nil && woken && q.nAvail > 0 {
-			q.wakeN(1) // the message this receiver was woken for goes to another
+		if woken {
+			q.spare -= min(q.spare, w.max) // at least what was left to it
+			if err != nil && q.nAvail > 0 {
+				q.wakeN(1) // what this receiver was woken for goes to another
+			}
 		}
 		q.mu.Unlock()
 		if err != nil {
@@ -105,6 +109,9 @@ func (q *Queue) takeOrArm(w *waiter, in *ReceiveInput, max int, deadline int64, 
 			dlq.advance(now)
 		}
 		if msgs := q.take(in, max, now, dlq); len(msgs) > 0 || now >= deadline {
+			if len(msgs) > 0 && q.nAvail > 0 && q.parked > 0 {
+				q.wakeN(1) // more than this receiver could take: pass it on
+			}
 			return msgs, true
 		}
 		until := deadline
@@ -158,8 +165,10 @@ func (q *Queue) unpark(w *waiter) {
 func (q *Queue) setParked(n int) {
 	q.b.parkedChanged(n - q.parked)
 	q.parked = n
-	close(q.parkedSig)
-	q.parkedSig = make(chan struct{})
+	if q.parkedSig != nil {
+		close(q.parkedSig)
+		q.parkedSig = nil
+	}
 }
 
 // parkedChanged keeps the broker-wide count of parked receives. idleMu is a
@@ -207,17 +216,19 @@ func (q *Queue) wake(at int64) {
 	}
 }
 
-// wakeN wakes up to n parked waiters: n messages became available now. One
-// message needs one receiver, so the others stay parked instead of all
-// racing for it. Caller holds q.mu.
+// wakeN wakes enough parked waiters to take n messages that became
+// available now: none if receivers already woken will take them, else as
+// many as their MaxNumberOfMessages add up to n. The others stay parked
+// instead of all racing for a message. Caller holds q.mu.
 func (q *Queue) wakeN(n int) {
 	for w := range q.waiters {
-		if n <= 0 {
-			return
+		if q.spare >= n {
+			break
 		}
 		q.wakeOne(w)
-		n--
+		q.spare += w.max
 	}
+	q.spare -= min(q.spare, n)
 }
 
 // wakeFor wakes the receivers that m, just stored or made visible, concerns.
@@ -258,7 +269,11 @@ func (q *Queue) ParkedReceivers() int {
 func (q *Queue) WaitForReceivers(ctx context.Context, n int) error {
 	for {
 		q.mu.Lock()
-		parked, sig := q.parked, q.parkedSig
+		parked := q.parked
+		if parked < n && q.parkedSig == nil {
+			q.parkedSig = make(chan struct{})
+		}
+		sig := q.parkedSig
 		q.mu.Unlock()
 		if parked >= n {
 			return nil

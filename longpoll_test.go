@@ -3,6 +3,7 @@ package sqsq_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -485,5 +486,36 @@ func TestLongPollClockMovesWhileArming(t *testing.T) {
 				t.Errorf("returned %v after the send, want %v", got, tt.wantAfter)
 			}
 		})
+	}
+}
+
+// A send wakes only as many parked receivers as it takes to receive what
+// it made available: one message wakes one, a batch of ten wakes one
+// receiver that asks for ten. The rest stay parked (no thundering herd).
+func TestLongPollWakesOnlyWhomItNeeds(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	ten := sqsq.ReceiveInput{MaxNumberOfMessages: 10, WaitTimeSeconds: sqsq.Some(20 * time.Second)}
+	a := startReceive(f.ctx, f.q, ten)
+	b := startReceive(f.ctx, f.q, ten)
+	f.waitParked(t, f.q, 2)
+	var entries []sqsq.SendBatchEntry
+	for i := range 10 {
+		entries = append(entries, sqsq.SendBatchEntry{Id: fmt.Sprint("m", i), SendInput: sqsq.SendInput{MessageBody: fmt.Sprint(i)}})
+	}
+	if _, err := f.q.SendBatch(f.ctx, entries); err != nil {
+		t.Fatal(err)
+	}
+	var r receiveResult
+	select {
+	case r = <-a:
+	case r = <-b:
+	}
+	if r.err != nil || len(r.msgs) != 10 {
+		t.Fatalf("the woken receive got %d messages (%v), want all 10", len(r.msgs), r.err)
+	}
+	stillParked(t, f.q, 1, "the other receiver was never woken")
+	if s := stats(t, f.q); s.LongPollWakeups != 1 {
+		t.Errorf("LongPollWakeups = %d, want 1", s.LongPollWakeups)
 	}
 }

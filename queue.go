@@ -48,7 +48,10 @@ type Queue struct {
 
 	waiters   map[*waiter]struct{}
 	parked    int
-	parkedSig chan struct{} // closed and replaced whenever parked changes
+	parkedSig chan struct{} // closed when parked changes, if someone waits (else nil)
+	// spare is how many more messages the receivers woken but not yet run
+	// will take between them; a message they can take wakes no one else.
+	spare int
 
 	// redriveTarget mirrors settings.redrive's DLQ ARN, readable without the
 	// lock so a receive knows which queues to lock.
@@ -110,18 +113,17 @@ type messageExt struct {
 
 func newQueue(b *Broker, id uint64, name string, fifo bool, now time.Time) *Queue {
 	q := &Queue{
-		b:         b,
-		id:        id,
-		name:      name,
-		url:       b.queueURL(name),
-		arn:       b.queueARN(name),
-		fifo:      fifo,
-		settings:  defaultSettings(),
-		tags:      map[string]string{},
-		created:   now,
-		modified:  now,
-		waiters:   map[*waiter]struct{}{},
-		parkedSig: make(chan struct{}),
+		b:        b,
+		id:       id,
+		name:     name,
+		url:      b.queueURL(name),
+		arn:      b.queueARN(name),
+		fifo:     fifo,
+		settings: defaultSettings(),
+		tags:     map[string]string{},
+		created:  now,
+		modified: now,
+		waiters:  map[*waiter]struct{}{},
 	}
 	if fifo {
 		q.f.init()

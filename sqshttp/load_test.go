@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -41,27 +42,52 @@ import (
 //	SQSQ_LOAD=1 go test -run TestLoad -v -timeout 30m ./sqshttp/
 //
 // (SQSQ_LOAD_LOOPS sets the loops per throughput run, default 1,000 of
-// ten messages; SQSQ_LOAD_OUT names a file for the report.) It is skipped
-// otherwise.
+// ten messages; SQSQ_LOAD_OUT names a file for the report;
+// SQSQ_LOAD_LONGPOLL_ONLY=1 runs the long-poll throughput runs alone.) It
+// is skipped otherwise.
 
 const loadServeEnv = "SQSQ_LOAD_SERVE"
 
 // serveLoadChild serves as the child of the load test when the environment
 // says so, and reports whether it did. It prints its address, then serves
-// until its standard input closes.
+// until its standard input closes, answering the commands it reads there
+// with one line each:
+//
+//	parked N   "ok" once N receives are parked on the queue "load"
+//	wakeups    sqsq's long-poll counters of "load" (the yardstick: "-")
 func serveLoadChild() bool {
 	role := os.Getenv(loadServeEnv)
 	if role == "" {
 		return false
 	}
 	var h http.Handler
+	var parked func(n int)
+	wakeups := func() string { return "-" }
 	switch role {
 	case "sqsq":
 		b := sqsq.NewBroker()
 		defer b.Close()
 		h = sqshttp.NewHandler(b)
+		parked = func(n int) {
+			if q, err := b.GetQueue(context.Background(), "load"); err == nil {
+				_ = q.WaitForReceivers(context.Background(), n)
+			}
+		}
+		wakeups = func() string {
+			q, err := b.GetQueue(context.Background(), "load")
+			if err != nil {
+				return err.Error()
+			}
+			s, err := q.Stats()
+			if err != nil {
+				return err.Error()
+			}
+			return fmt.Sprintf("%d %d %d %d", s.LongPolls, s.LongPollWakeups, s.ReceiveCalls, s.EmptyReceives)
+		}
 	case "yardstick":
-		h = &yardstick{}
+		y := &yardstick{}
+		h = y
+		parked = y.waitParked
 	default:
 		fmt.Fprintln(os.Stderr, "unknown role", role)
 		os.Exit(2)
@@ -75,22 +101,142 @@ func serveLoadChild() bool {
 	srv := &http.Server{Handler: h}
 	go func() { _ = srv.Serve(ln) }()
 	fmt.Println(ln.Addr())
-	_, _ = io.Copy(io.Discard, os.Stdin)
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		switch f := strings.Fields(in.Text()); {
+		case len(f) == 2 && f[0] == "parked":
+			n, _ := strconv.Atoi(f[1])
+			parked(n)
+			fmt.Println("ok")
+		case len(f) == 1 && f[0] == "wakeups":
+			fmt.Println(wakeups())
+		default:
+			fmt.Println("unknown command")
+		}
+	}
 	_ = srv.Close()
 	return true
 }
 
 // yardstick is the minimal JSON responder: encoding/json in and out, the
 // messages in a slice, no visibility, no validation. It computes the body
-// MD5s the SDK checks, and nothing else.
+// MD5s the SDK checks, and nothing else. A receive with a wait time that
+// finds nothing parks on a channel of its own, until a send closes it or
+// the wait or the request ends; a send wakes one parked receive per
+// message, oldest first, as sqsq does.
 type yardstick struct {
-	mu   sync.Mutex
-	msgs []ymsg
-	head int
-	next int
+	mu        sync.Mutex
+	msgs      []ymsg
+	head      int
+	next      int
+	waiters   []chan struct{} // parked receives, oldest first
+	parkedSig chan struct{}   // closed when len(waiters) changes; nil if nobody watches
 }
 
 type ymsg struct{ id, body, md5 string }
+
+// park adds a parked receive and returns its wake channel. Caller holds y.mu.
+func (y *yardstick) park() chan struct{} {
+	c := make(chan struct{})
+	y.waiters = append(y.waiters, c)
+	y.parkedChanged()
+	return c
+}
+
+// unpark removes c if it is still parked and reports whether it was (if
+// not, a send woke it). Caller holds y.mu.
+func (y *yardstick) unpark(c chan struct{}) bool {
+	i := slices.Index(y.waiters, c)
+	if i < 0 {
+		return false
+	}
+	y.waiters = slices.Delete(y.waiters, i, i+1)
+	y.parkedChanged()
+	return true
+}
+
+// wake wakes up to n parked receives. Caller holds y.mu.
+func (y *yardstick) wake(n int) {
+	n = min(n, len(y.waiters))
+	if n == 0 {
+		return
+	}
+	for _, c := range y.waiters[:n] {
+		close(c)
+	}
+	y.waiters = slices.Delete(y.waiters, 0, n)
+	y.parkedChanged()
+}
+
+func (y *yardstick) parkedChanged() {
+	if y.parkedSig != nil {
+		close(y.parkedSig)
+		y.parkedSig = nil
+	}
+}
+
+// waitParked blocks until at least n receives are parked.
+func (y *yardstick) waitParked(n int) {
+	for {
+		y.mu.Lock()
+		if len(y.waiters) >= n {
+			y.mu.Unlock()
+			return
+		}
+		if y.parkedSig == nil {
+			y.parkedSig = make(chan struct{})
+		}
+		sig := y.parkedSig
+		y.mu.Unlock()
+		<-sig
+	}
+}
+
+// take removes up to n messages from the front, handing each to emit, and
+// returns how many it took. Caller holds y.mu.
+func (y *yardstick) take(n int, emit func(ymsg)) int {
+	took := 0
+	for ; took < n && y.head < len(y.msgs); y.head++ {
+		emit(y.msgs[y.head])
+		y.msgs[y.head] = ymsg{}
+		took++
+	}
+	if y.head > 1024 && y.head > len(y.msgs)/2 { // reclaim the drained front
+		y.msgs = append([]ymsg(nil), y.msgs[y.head:]...)
+		y.head = 0
+	}
+	return took
+}
+
+// receive takes up to n messages into emit, waiting up to wait for the
+// first.
+func (y *yardstick) receive(ctx context.Context, n int, wait time.Duration, emit func(ymsg)) {
+	deadline := time.Now().Add(wait)
+	y.mu.Lock()
+	defer y.mu.Unlock()
+	for {
+		if y.take(n, emit) > 0 {
+			return
+		}
+		left := time.Until(deadline)
+		if left <= 0 || ctx.Err() != nil {
+			return
+		}
+		c := y.park()
+		y.mu.Unlock()
+		t := time.NewTimer(left)
+		select {
+		case <-c:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+		y.mu.Lock()
+		if !y.unpark(c) && ctx.Err() != nil && y.head < len(y.msgs) {
+			y.wake(1) // woken for a message this receive will not take
+		}
+	}
+}
 
 func (y *yardstick) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var out any
@@ -115,10 +261,11 @@ func (y *yardstick) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			y.msgs = append(y.msgs, m)
 			res.Successful = append(res.Successful, entry{e.Id, m.id, m.md5})
 		}
+		y.wake(len(in.Entries))
 		y.mu.Unlock()
 		out = res
 	case "AmazonSQS.ReceiveMessage":
-		var in struct{ MaxNumberOfMessages int }
+		var in struct{ MaxNumberOfMessages, WaitTimeSeconds int }
 		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
 			http.Error(w, err.Error(), 400)
 			return
@@ -127,17 +274,9 @@ func (y *yardstick) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		res := struct {
 			Messages []message `json:",omitempty"`
 		}{}
-		y.mu.Lock()
-		for ; len(res.Messages) < max(in.MaxNumberOfMessages, 1) && y.head < len(y.msgs); y.head++ {
-			m := y.msgs[y.head]
-			y.msgs[y.head] = ymsg{}
+		y.receive(r.Context(), max(in.MaxNumberOfMessages, 1), time.Duration(in.WaitTimeSeconds)*time.Second, func(m ymsg) {
 			res.Messages = append(res.Messages, message{m.id, m.id, m.md5, m.body})
-		}
-		if y.head > 1024 && y.head > len(y.msgs)/2 { // reclaim the drained front
-			y.msgs = append([]ymsg(nil), y.msgs[y.head:]...)
-			y.head = 0
-		}
-		y.mu.Unlock()
+		})
 		out = res
 	case "AmazonSQS.DeleteMessageBatch":
 		var in struct {
@@ -165,7 +304,29 @@ func (y *yardstick) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type child struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
+	out   *bufio.Reader
 	url   string
+}
+
+// ask sends the child a command (see serveLoadChild) and returns its answer.
+func (c *child) ask(t *testing.T, cmd string) string {
+	t.Helper()
+	if _, err := io.WriteString(c.stdin, cmd+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	line, err := c.out.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(line)
+}
+
+// waitParked blocks until n receives are parked on the child's queue "load".
+func (c *child) waitParked(t *testing.T, n int) {
+	t.Helper()
+	if got := c.ask(t, "parked "+strconv.Itoa(n)); got != "ok" {
+		t.Fatalf("parked %d: %s", n, got)
+	}
 }
 
 func startChild(t *testing.T, role string) *child {
@@ -184,11 +345,12 @@ func startChild(t *testing.T, role string) *child {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
+	out := bufio.NewReader(stdout)
+	line, err := out.ReadString('\n')
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &child{cmd: cmd, stdin: stdin, url: "http://" + strings.TrimSpace(line)}
+	c := &child{cmd: cmd, stdin: stdin, out: out, url: "http://" + strings.TrimSpace(line)}
 	t.Cleanup(func() {
 		_ = stdin.Close()
 		_ = cmd.Wait()
@@ -354,6 +516,215 @@ func cycle(t *testing.T, c *child, client *sqs.Client, url string, workers, loop
 	return loadResult{messages: seq.Load(), wall: time.Since(start), cpu: c.cpu(t) - cpu0}
 }
 
+// stampBatch sends ten 1 KiB messages whose bodies begin with the send
+// start, in nanoseconds since loadBase in base 36, and a '-'.
+func stampBatch(ctx context.Context, c *sqs.Client, url string) error {
+	stamp := strconv.FormatInt(int64(time.Since(loadBase)), 36) + "-"
+	body := stamp + body1K[len(stamp):]
+	entries := make([]types.SendMessageBatchRequestEntry, 10)
+	for i := range entries {
+		entries[i] = types.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), MessageBody: aws.String(body)}
+	}
+	_, err := c.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: &url, Entries: entries})
+	return err
+}
+
+// loadBase is the origin of the stamps of stampBatch.
+var loadBase = time.Now()
+
+// sinceStamp returns how long ago the message of body was sent, if body is
+// stamped.
+func sinceStamp(body string) (time.Duration, bool) {
+	i := strings.IndexByte(body, '-')
+	if i <= 0 || i > 16 {
+		return 0, false
+	}
+	ns, err := strconv.ParseInt(body[:i], 36, 64)
+	if err != nil {
+		return 0, false
+	}
+	return time.Since(loadBase) - time.Duration(ns), true
+}
+
+type longPollResult struct {
+	loadResult
+	p50, p99        time.Duration // send start → received, per message
+	wakeupsPerBatch float64       // sqsq's LongPollWakeups per ten messages
+	stalls          int           // producer waits that timed out
+	lost            int           // receives that failed, not retried
+}
+
+// noRetry makes a receive fail instead of being retried by the SDK, so
+// that longPollCycle learns of a lost response.
+func noRetry(o *sqs.Options) { o.RetryMaxAttempts = 1 }
+
+// longPollCycle runs workers consumers that long-poll (WaitTimeSeconds 20,
+// up to 10 messages) and delete what they get in a batch, beside workers
+// producers that send stamped batches of ten, loops batches in all. A
+// producer sends only while fewer than workers batches are outstanding
+// (sent and not yet deleted): the queue holds at most one batch per
+// consumer, so consumers keep up, park between batches and are woken by
+// sends, as a consumer fleet that keeps up does. A receive response can be
+// lost (see loadClient); its batch never comes back from the yardstick, and
+// from sqsq only after its visibility timeout. So receives are not retried:
+// the consumer sees the failure and passes the batch's turn on. A producer
+// that waits a second for its turn anyway goes on (a stall), and the run
+// ends 3 s after the last message if not all of them come.
+func longPollCycle(t *testing.T, c *child, client *sqs.Client, url string, workers, loops int) longPollResult {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	total := int64(loops * 10)
+	window := make(chan struct{}, workers) // one token per batch that may be outstanding
+	for range workers {
+		window <- struct{}{}
+	}
+	var (
+		received atomic.Int64
+		lastAt   atomic.Int64 // since loadBase
+		stalls   atomic.Int64
+		lost     atomic.Int64 // receives that failed
+		mu       sync.Mutex
+		owed     int // messages deleted but not yet returned to window
+		lat      []time.Duration
+		failed   atomic.Value
+	)
+	done := make(chan struct{})
+	var doneOnce sync.Once
+	wakeups0 := wakeupsOf(t, c)
+	cpu0, start := c.cpu(t), time.Now()
+	var consumers, producers sync.WaitGroup
+	for range workers {
+		consumers.Add(1)
+		go func() {
+			defer consumers.Done()
+			var mine []time.Duration
+			defer func() {
+				mu.Lock()
+				lat = append(lat, mine...)
+				mu.Unlock()
+			}()
+			for {
+				out, err := client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: &url, MaxNumberOfMessages: 10, WaitTimeSeconds: 20}, noRetry)
+				if err != nil {
+					if ctx.Err() != nil {
+						return
+					}
+					// Most likely a response lost as loadClient says: its
+					// batch is gone (yardstick) or in flight (sqsq), and
+					// its turn passes to the next.
+					if lost.Add(1) > 100 {
+						failed.Store(err)
+						doneOnce.Do(func() { close(done) })
+						return
+					}
+					select {
+					case window <- struct{}{}:
+					default:
+					}
+					continue
+				}
+				if len(out.Messages) == 0 {
+					continue
+				}
+				for _, m := range out.Messages {
+					if d, ok := sinceStamp(*m.Body); ok {
+						mine = append(mine, d)
+					}
+				}
+				entries := make([]types.DeleteMessageBatchRequestEntry, len(out.Messages))
+				for i, m := range out.Messages {
+					entries[i] = types.DeleteMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)), ReceiptHandle: m.ReceiptHandle}
+				}
+				if _, err := client.DeleteMessageBatch(ctx, &sqs.DeleteMessageBatchInput{QueueUrl: &url, Entries: entries}); err != nil {
+					if ctx.Err() == nil {
+						failed.Store(err)
+						doneOnce.Do(func() { close(done) })
+					}
+					return
+				}
+				lastAt.Store(int64(time.Since(loadBase)))
+				mu.Lock()
+				for owed += len(out.Messages); owed >= 10; owed -= 10 {
+					select {
+					case window <- struct{}{}:
+					default: // a redelivered batch: the window is full already
+					}
+				}
+				mu.Unlock()
+				if received.Add(int64(len(out.Messages))) >= total {
+					doneOnce.Do(func() { close(done) })
+				}
+			}
+		}()
+	}
+	var left atomic.Int64
+	left.Store(int64(loops))
+	for range workers {
+		producers.Add(1)
+		go func() {
+			defer producers.Done()
+			for left.Add(-1) >= 0 {
+				select {
+				case <-window:
+				case <-time.After(time.Second):
+					stalls.Add(1)
+				case <-ctx.Done():
+					return
+				}
+				if err := stampBatch(ctx, client, url); err != nil {
+					if ctx.Err() == nil {
+						failed.Store(err)
+						doneOnce.Do(func() { close(done) })
+					}
+					return
+				}
+			}
+		}()
+	}
+	producers.Wait()
+	// All sent: wait for the last deliveries, or 3 s without progress.
+	for waiting := true; waiting; {
+		before := received.Load()
+		select {
+		case <-done:
+			waiting = false
+		case <-time.After(3 * time.Second):
+			waiting = received.Load() != before
+		}
+	}
+	cpu := c.cpu(t) - cpu0
+	wakeups := wakeupsOf(t, c) - wakeups0
+	cancel()
+	consumers.Wait()
+	if err := failed.Load(); err != nil {
+		t.Fatal(err)
+	}
+	n := received.Load()
+	if n == 0 {
+		t.Fatal("no message received")
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	return longPollResult{
+		loadResult:      loadResult{messages: n, wall: time.Duration(lastAt.Load()) - start.Sub(loadBase), cpu: cpu},
+		p50:             lat[len(lat)/2],
+		p99:             lat[min(len(lat)*99/100, len(lat)-1)],
+		wakeupsPerBatch: float64(wakeups) / float64(n) * 10,
+		stalls:          int(stalls.Load()),
+		lost:            int(lost.Load()),
+	}
+}
+
+// wakeupsOf returns sqsq's LongPollWakeups on the child's queue, or 0 for
+// the yardstick.
+func wakeupsOf(t *testing.T, c *child) int64 {
+	f := strings.Fields(c.ask(t, "wakeups"))
+	if len(f) < 2 {
+		return 0
+	}
+	n, _ := strconv.ParseInt(f[1], 10, 64)
+	return n
+}
+
 // median returns the median of ds.
 func median(ds []time.Duration) time.Duration {
 	s := append([]time.Duration(nil), ds...)
@@ -397,11 +768,17 @@ func TestLoad(t *testing.T) {
 		return m
 	}
 
+	longPollOnly := os.Getenv("SQSQ_LOAD_LONGPOLL_ONLY") != ""
+	lpReps := reps
+	if longPollOnly {
+		reps, depths = 0, nil
+	}
+
 	// Throughput: send batch → receive → delete batch, on 1, 4 and 16
 	// workers, after a warm-up.
 	servers := start()
 	if os.Getenv("SQSQ_LOAD_DRAIN_ONLY") != "" { // skip the throughput runs
-		reps = 0
+		reps, lpReps = 0, 0
 	}
 	for _, role := range roles {
 		s := servers[role]
@@ -424,10 +801,50 @@ func TestLoad(t *testing.T) {
 		}
 	}
 
+	// Long polling, in fresh processes (nothing left in flight by the
+	// runs above): consumers park on an empty queue and sends wake them.
+	if lpReps > 0 {
+		servers = start()
+		for _, role := range roles {
+			s := servers[role]
+			longPollCycle(t, s.c, s.client, s.url, 4, loops/4)
+		}
+	}
+	type lpRuns struct {
+		cpu, p50, p99 []time.Duration
+		rate          []float64
+		wakeups       []float64 // sqsq's wakeups per batch of ten
+		stalls, lost  int
+	}
+	lp := map[string][]*lpRuns{} // role → workers index
+	for _, role := range roles {
+		for range workers {
+			lp[role] = append(lp[role], &lpRuns{})
+		}
+	}
+	for range lpReps {
+		for i, w := range workers {
+			for _, role := range roles {
+				s := servers[role]
+				r := longPollCycle(t, s.c, s.client, s.url, w, loops)
+				l := lp[role][i]
+				l.cpu = append(l.cpu, r.perMessage())
+				l.rate = append(l.rate, float64(r.messages)/r.wall.Seconds())
+				l.p50 = append(l.p50, r.p50)
+				l.p99 = append(l.p99, r.p99)
+				l.wakeups = append(l.wakeups, r.wakeupsPerBatch)
+				l.stalls += r.stalls
+				l.lost += r.lost
+			}
+		}
+	}
+
 	// Drain and memory, in fresh processes: top each queue up to a depth
 	// (not measured), drain 1,000 messages (measured); the peak memory is
 	// read with 100,000 messages queued.
-	servers = start()
+	if len(depths) > 0 {
+		servers = start()
+	}
 	drains := map[string][][]time.Duration{} // role → depth index → rounds
 	hwms := map[string]int64{}
 	seqs := map[string]*atomic.Int64{}
@@ -486,6 +903,37 @@ func TestLoad(t *testing.T) {
 			c := median(cpuPerMsg[role][i])
 			fmt.Fprintf(&b, "%-10s %7d %12.0f %14v %11.2f×\n", role, w, rates[len(rates)/2], c.Round(10*time.Nanosecond), float64(c)/float64(y))
 		}
+	}
+	fmt.Fprintf(&b, "\nsend batch 10 ∥ long-poll receive 10 (WaitTimeSeconds 20) → delete batch, 1 KiB bodies, %d messages per run,\n"+
+		"as many producers as consumers (workers), at most one batch per consumer outstanding, median of %d runs;\n"+
+		"p50/p99: send start → message received, per message; wakeups: sqsq's parked receives woken per batch of ten:\n", loops*10, lpReps)
+	fmt.Fprintf(&b, "%-10s %7s %12s %14s %12s %10s %10s %8s\n", "server", "workers", "messages/s", "CPU/message", "vs yardstick", "p50", "p99", "wakeups")
+	for i, w := range workers {
+		if lpReps == 0 {
+			break
+		}
+		y := median(lp["yardstick"][i].cpu)
+		for _, role := range roles {
+			l := lp[role][i]
+			rates := append([]float64(nil), l.rate...)
+			sort.Float64s(rates)
+			c := median(l.cpu)
+			wk := "-"
+			if role == "sqsq" {
+				ws := append([]float64(nil), l.wakeups...)
+				sort.Float64s(ws)
+				wk = fmt.Sprintf("%.2f", ws[len(ws)/2])
+			}
+			fmt.Fprintf(&b, "%-10s %7d %12.0f %14v %11.2f× %10v %10v %8s\n", role, w, rates[len(rates)/2], c.Round(10*time.Nanosecond),
+				float64(c)/float64(y), median(l.p50).Round(time.Microsecond), median(l.p99).Round(time.Microsecond), wk)
+			if l.stalls > 0 || l.lost > 0 {
+				fmt.Fprintf(&b, "%-10s %7d over the runs: %d receive responses lost, %d producer waits timed out\n", role, w, l.lost, l.stalls)
+			}
+		}
+	}
+	if len(depths) == 0 {
+		t.Log("\n" + b.String())
+		return
 	}
 	fmt.Fprintf(&b, "\ndrain 1,000 messages (receive 10 + delete batch), server CPU per message, median of %d rounds:\n", rounds)
 	fmt.Fprintf(&b, "%-10s %10s %10s %10s %10s\n", "server", "1k", "10k", "100k", "100k/1k")
