@@ -115,8 +115,8 @@ func benchLongPollWake(b *testing.B, receivers int) {
 // R receivers each ask for up to 10 messages, and each operation sends a
 // batch of ten. p50/p99/max run from just before SendBatch until all ten
 // messages are in hand; wakeups/op counts the parked receives woken per
-// batch (LongPollWakeups): one receive can take the whole batch, so each
-// wakeup past the first finds the batch taken and parks again.
+// batch (LongPollWakeups): one receive takes the whole batch, so a send
+// should wake one receiver, not ten.
 //
 //	go test -run '^$' -bench LongPollWakeBatch -benchtime=10000x -timeout 300s .
 func BenchmarkLongPollWakeBatch(b *testing.B) {
