@@ -3,7 +3,6 @@ package sqsq
 import (
 	"context"
 	"encoding/base64"
-	"math"
 	"net/url"
 	"sort"
 	"strings"
@@ -12,13 +11,16 @@ import (
 	"time"
 
 	idgen "github.com/sqsq/sqsq/internal/ids"
+	"github.com/sqsq/sqsq/internal/receipt"
 
 	"github.com/benbjohnson/clock"
 )
 
-// Broker is one emulated SQS endpoint: the queues of one account in one
-// region. All methods are safe for concurrent use. The zero Broker is not
-// usable; create one with [NewBroker].
+// Broker is one emulated SQS endpoint as one account in one region sees it:
+// the queues of that account and region. The endpoint serves other accounts
+// and regions too, each through its own Broker (see [Broker.Scope]). All
+// methods are safe for concurrent use. The zero Broker is not usable; create
+// one with [NewBroker].
 //
 // A Broker starts no goroutines of its own: time-driven state (delays,
 // visibility timeouts, retention) is brought up to date from the clock at the
@@ -27,22 +29,19 @@ type Broker struct {
 	cfg   config
 	clock clock.Clock
 	ids   func() string
+	// receipts signs the receipt handles of every queue, so a handle of
+	// another broker or one guessed from the layout is not valid here.
+	receipts receipt.Key
 
-	done      chan struct{} // closed by Close
-	closeOnce sync.Once
-
-	runningTasks atomic.Int32 // move tasks not yet finished; read without mu
-	taskDue      atomic.Int64 // earliest next step of a running task (MaxInt64: none)
-
-	idleMu  sync.Mutex    // guards parked and idleSig (a leaf lock)
-	parked  int           // long polls parked on any queue
-	idleSig chan struct{} // closed when parked changes, if someone waits
+	w    *world        // the endpoint's scopes (see Scope)
+	done chan struct{} // the world's: closed by Close
+	// The world's move-task state, read by every operation (see syncTasks).
+	runningTasks *atomic.Int32
+	taskDue      *atomic.Int64
 
 	mu        sync.Mutex // guards the fields below
 	queues    map[string]*Queue
 	deletedAt map[string]time.Time
-	nextID    uint64
-	tasks     taskTable
 }
 
 // NewBroker returns an empty broker configured by opts.
@@ -59,18 +58,25 @@ func NewBroker(opts ...Option) *Broker {
 	}
 	cfg.arnPrefix = "arn:" + cfg.partition + ":sqs:" + cfg.region + ":" + cfg.accountID + ":"
 	ids := cfg.idFunc
+	var key receipt.Key // pinned ids pin the handles too (see WithIDFunc)
 	if ids == nil {
 		ids = idgen.NewRandom()
+		key = receipt.NewKey()
 	}
 	b := &Broker{
 		cfg:       cfg,
 		clock:     cfg.clock,
 		ids:       ids,
-		done:      make(chan struct{}),
+		receipts:  key,
 		queues:    map[string]*Queue{},
 		deletedAt: map[string]time.Time{},
 	}
-	b.taskDue.Store(math.MaxInt64)
+	b.w = cfg.world
+	if b.w == nil { // a new endpoint, of which b is the first scope
+		b.w = newWorld(opts)
+		b.w.members[scopeKey{cfg.accountID, cfg.region}] = b
+	}
+	b.done, b.runningTasks, b.taskDue = b.w.done, &b.w.runningTasks, &b.w.taskDue
 	return b
 }
 
@@ -84,9 +90,10 @@ func (b *Broker) Region() string { return b.cfg.region }
 func (b *Broker) AccountID() string { return b.cfg.accountID }
 
 // Close wakes every parked long poll (they return [ErrClosed]) and makes every
-// later call fail with ErrClosed. It is idempotent and always returns nil.
+// later call fail with ErrClosed. It closes every scope of the endpoint (see
+// [Broker.Scope]), not b alone. It is idempotent and always returns nil.
 func (b *Broker) Close() error {
-	b.closeOnce.Do(func() { close(b.done) })
+	b.w.closeOnce.Do(func() { close(b.w.done) })
 	return nil
 }
 
@@ -134,10 +141,18 @@ func (b *Broker) CreateQueue(ctx context.Context, in CreateQueueInput) (*Queue, 
 		return nil, err
 	}
 	b.syncTasks() // a task's step may need the queue's absence first
-	now := b.clock.Now()
-
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	// The instant is read under b.mu, which orders CreateQueue against
+	// DeleteQueue: one read before it could predate a delete made while
+	// this call waited, and the name would look deleted in the future.
+	now := b.clock.Now()
+	for b.tasksDue(now.UnixNano()) { // a step fell due while waiting for b.mu
+		b.mu.Unlock()
+		b.syncTasks()
+		b.mu.Lock()
+		now = b.clock.Now()
+	}
 	if q, ok := b.queues[in.QueueName]; ok {
 		q.mu.Lock()
 		name := q.settings.differs(in.Attributes, q.fifo)
@@ -148,7 +163,7 @@ func (b *Broker) CreateQueue(ctx context.Context, in CreateQueueInput) (*Queue, 
 		return q, nil
 	}
 	if at, ok := b.deletedAt[in.QueueName]; ok {
-		if now.Sub(at) < b.cfg.recreateDelay {
+		if b.cfg.recreateDelay > 0 && now.Sub(at) < b.cfg.recreateDelay { // 0 disables the rule
 			return nil, newError(CodeQueueDeletedRecently, "You must wait 60 seconds after deleting a queue before you can create another with the same name.")
 		}
 		delete(b.deletedAt, in.QueueName)
@@ -159,27 +174,35 @@ func (b *Broker) CreateQueue(ctx context.Context, in CreateQueueInput) (*Queue, 
 			return nil, err
 		}
 	}
-	b.nextID++
-	q := newQueue(b, b.nextID, in.QueueName, fifo, now)
+	q := newQueue(b, b.w.nextID.Add(1), in.QueueName, fifo, now)
 	q.settings.apply(in.Attributes)
 	q.syncRedriveTarget()
 	for k, v := range in.Tags {
 		q.tags[k] = v
 	}
 	b.queues[in.QueueName] = q
+	b.w.register(q)
 	return q, nil
 }
 
 // GetQueue finds a queue by name, URL or ARN (semantics §1.3: a URL's scheme
 // and host are ignored, its last two path segments are account and name).
-// It fails with QueueDoesNotExist.
+// A URL naming another account finds that account's queue in b's region,
+// an ARN the queue of its account and region, if that scope exists (see
+// [Broker.Scope]). It fails with QueueDoesNotExist.
 func (b *Broker) GetQueue(ctx context.Context, ref string) (*Queue, error) {
 	if b.closed() {
 		return nil, ErrClosed
 	}
 	b.syncTasks()
-	name, ok := b.resolve(ref)
+	name, foreign, ok := b.resolve(ref)
 	if !ok {
+		return nil, errQueueDoesNotExist()
+	}
+	if foreign != "" {
+		if q := b.w.queue(foreign); q != nil {
+			return q, nil
+		}
 		return nil, errQueueDoesNotExist()
 	}
 	b.mu.Lock()
@@ -191,28 +214,35 @@ func (b *Broker) GetQueue(ctx context.Context, ref string) (*Queue, error) {
 	return q, nil
 }
 
-// resolve turns a name, URL or ARN into a queue name of this broker.
-func (b *Broker) resolve(ref string) (string, bool) {
+// resolve turns a name, URL or ARN into a queue name of this broker, or
+// into the ARN of a queue of another scope (foreign).
+func (b *Broker) resolve(ref string) (name, foreign string, ok bool) {
 	switch {
 	case strings.HasPrefix(ref, "arn:"):
 		parts := strings.Split(ref, ":")
-		if len(parts) != 6 || parts[1] != b.cfg.partition || parts[2] != "sqs" ||
-			parts[3] != b.cfg.region || parts[4] != b.cfg.accountID {
-			return "", false
+		if len(parts) != 6 || parts[1] != b.cfg.partition || parts[2] != "sqs" {
+			return "", "", false
 		}
-		return parts[5], true
+		if parts[3] != b.cfg.region || parts[4] != b.cfg.accountID {
+			return "", ref, true
+		}
+		return parts[5], "", true
 	case strings.Contains(ref, "/"):
 		path := ref
 		if u, err := url.Parse(ref); err == nil && u.Path != "" {
 			path = u.Path
 		}
 		segs := strings.Split(strings.Trim(path, "/"), "/")
-		if len(segs) < 2 || segs[len(segs)-2] != b.cfg.accountID {
-			return "", false
+		if len(segs) < 2 {
+			return "", "", false
 		}
-		return segs[len(segs)-1], true
+		account, name := segs[len(segs)-2], segs[len(segs)-1]
+		if account != b.cfg.accountID {
+			return "", "arn:" + b.cfg.partition + ":sqs:" + b.cfg.region + ":" + account + ":" + name, true
+		}
+		return name, "", true
 	default:
-		return ref, ref != ""
+		return ref, "", ref != ""
 	}
 }
 
@@ -224,11 +254,21 @@ func (b *Broker) DeleteQueue(ctx context.Context, ref string) error {
 	if err != nil {
 		return err
 	}
-	now := b.clock.Now()
+	if q.b != b { // another account's queue: its broker keeps the name table
+		return q.b.DeleteQueue(ctx, q.arn)
+	}
 	b.mu.Lock()
+	now := b.clock.Now() // under b.mu, as CreateQueue reads it
+	for b.tasksDue(now.UnixNano()) {
+		b.mu.Unlock()
+		b.syncTasks()
+		b.mu.Lock()
+		now = b.clock.Now()
+	}
 	if b.queues[q.name] == q {
 		delete(b.queues, q.name)
 		b.deletedAt[q.name] = now
+		b.w.unregister(q)
 	}
 	b.mu.Unlock()
 	q.markDeleted()

@@ -3,7 +3,8 @@
 //
 // # Queues on a mock clock
 //
-// A [Broker] holds the queues of one account and region. Give it a
+// A [Broker] holds the queues of one account and region (others of the same
+// endpoint come from [Broker.Scope]). Give it a
 // *clock.Mock from github.com/benbjohnson/clock and every delay, visibility
 // timeout, retention period and long poll follows that clock, so a test of a
 // 12-hour visibility cap runs in microseconds:
@@ -85,6 +86,20 @@
 //	h, _ := b.StartMoveTask(ctx, sqsq.StartMoveTaskInput{SourceArn: dlq.ARN(),
 //		MaxNumberOfMessagesPerSecond: sqsq.Some(10)})
 //	clk.Add(time.Second) // about 10 messages are back in "orders"
+//
+// # Accounts and regions
+//
+// [Broker.Scope] returns the broker of another account or region of the
+// same endpoint: its own queues, URLs and ARNs, on the same clock. Queues
+// reach each other across accounts by ARN and URL, so a dead-letter queue of
+// another account works once its byQueue RedriveAllowPolicy lists the
+// source, and a move task takes the messages back:
+//
+//	partner := b.Scope("111111111111", "us-east-1")
+//	dlq, _ := partner.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: "dlq",
+//		Attributes: sqsq.QueueAttributes{RedriveAllowPolicy: sqsq.Some(&sqsq.RedriveAllowPolicy{
+//			RedrivePermission: sqsq.RedriveByQueue,
+//			SourceQueueArns:   []string{"arn:aws:sqs:us-east-1:000000000000:orders"}})}})
 //
 // # Errors
 //

@@ -289,8 +289,8 @@ func (q *Queue) deleteHooked(rh string, now int64) *Error {
 
 // changeVisibilityHooked is changeVisibility with the fault policy and the
 // observer. Caller holds q.mu.
-func (q *Queue) changeVisibilityHooked(rh string, timeout time.Duration, now int64) *Error {
-	return q.hooked(OpChangeVisibility, rh, now, func() *Error { return q.changeVisibility(rh, timeout, now) },
+func (q *Queue) changeVisibilityHooked(rh string, timeout time.Duration, now int64, entry bool) *Error {
+	return q.hooked(OpChangeVisibility, rh, now, func() *Error { return q.changeVisibility(rh, timeout, now, entry) },
 		func(ev *Event, _ *message) {
 			ev.Kind = EventVisibilityChanged
 			ev.Timeout = timeout

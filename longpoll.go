@@ -123,6 +123,12 @@ func (q *Queue) takeOrArm(w *waiter, in *ReceiveInput, max int, deadline int64, 
 		if due := q.b.taskDue.Load(); due > now && due < until {
 			until = due
 		}
+		// A step that fell due after lockReceive caught the tasks up (the
+		// clock moved since) has not run: look again at once, through
+		// lockReceive, rather than sleep past it.
+		if q.b.tasksDue(now) {
+			w.ring()
+		}
 		// until > now: advance made everything due by now visible.
 		w.until = until
 		w.arm(q.b.clock, time.Duration(until-now))
@@ -171,33 +177,36 @@ func (q *Queue) setParked(n int) {
 	}
 }
 
-// parkedChanged keeps the broker-wide count of parked receives. idleMu is a
-// leaf lock, taken under queue locks.
+// parkedChanged keeps the endpoint-wide count of parked receives. idleMu is
+// a leaf lock, taken under queue locks.
 func (b *Broker) parkedChanged(delta int) {
-	b.idleMu.Lock()
-	b.parked += delta
-	if b.idleSig != nil {
-		close(b.idleSig)
-		b.idleSig = nil
+	w := b.w
+	w.idleMu.Lock()
+	w.parked += delta
+	if w.idleSig != nil {
+		close(w.idleSig)
+		w.idleSig = nil
 	}
-	b.idleMu.Unlock()
+	w.idleMu.Unlock()
 }
 
-// WaitIdle blocks until no receive is parked on any queue of the broker, or
-// ctx ends. After [Broker.Close] it proves that every long poll has
-// returned: test kits call it to check that nothing is left behind.
+// WaitIdle blocks until no receive is parked on any queue of the endpoint
+// (every scope, see [Broker.Scope]), or ctx ends. After [Broker.Close] it
+// proves that every long poll has returned: test kits call it to check that
+// nothing is left behind.
 func (b *Broker) WaitIdle(ctx context.Context) error {
+	w := b.w
 	for {
-		b.idleMu.Lock()
-		if b.parked == 0 {
-			b.idleMu.Unlock()
+		w.idleMu.Lock()
+		if w.parked == 0 {
+			w.idleMu.Unlock()
 			return nil
 		}
-		if b.idleSig == nil {
-			b.idleSig = make(chan struct{})
+		if w.idleSig == nil {
+			w.idleSig = make(chan struct{})
 		}
-		sig := b.idleSig
-		b.idleMu.Unlock()
+		sig := w.idleSig
+		w.idleMu.Unlock()
 		select {
 		case <-sig:
 		case <-ctx.Done():

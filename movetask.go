@@ -33,7 +33,7 @@ const (
 const (
 	moveTaskMaxDuration = 36 * time.Hour
 	moveTaskDefaultRate = 500 // messages per second when the request sets none
-	moveTaskMaxActive   = 100 // per account
+	moveTaskMaxActive   = 100 // per account and region
 )
 
 // StartMoveTaskInput is the input of [Broker.StartMoveTask].
@@ -74,7 +74,7 @@ type moveTask struct {
 	rate    int
 	rateSet bool
 	started int64        // unix ns
-	active  atomic.Bool  // RUNNING or CANCELLING; read under Broker.mu, so atomic
+	active  atomic.Bool  // RUNNING or CANCELLING; read under world.mu, so atomic
 	due     atomic.Int64 // nextDue, for Broker.refreshTaskDue
 
 	mu         sync.Mutex // guards the fields below
@@ -85,7 +85,8 @@ type moveTask struct {
 	cancelTime int64 // clock instant of CancelMoveTask
 }
 
-// taskTable is the broker's move tasks, guarded by Broker.mu.
+// taskTable is the move tasks of every scope of an endpoint, guarded by
+// world.mu.
 type taskTable struct {
 	all     []*moveTask
 	nextSeq uint64
@@ -113,23 +114,28 @@ func (b *Broker) StartMoveTask(ctx context.Context, in StartMoveTaskInput) (stri
 		rate = moveTaskDefaultRate
 	}
 	b.syncTasks()
-	b.mu.Lock()
-	src := b.queueByARNLocked(in.SourceArn)
+	// Source and destination may be queues of other accounts or regions of
+	// the endpoint (see Scope); the task belongs to the source's.
+	src := b.queueByARN(in.SourceArn)
 	var dst *Queue
 	if in.DestinationArn != "" {
-		dst = b.queueByARNLocked(in.DestinationArn)
+		dst = b.queueByARN(in.DestinationArn)
 	}
-	active := 0
-	for _, t := range b.tasks.all {
+	w := b.w
+	active := 0 // of the source's account and region
+	w.mu.Lock()
+	for _, t := range w.tasks.all {
 		if t.isActive() {
-			active++
 			if t.source == src {
-				b.mu.Unlock()
+				w.mu.Unlock()
 				return "", newError(CodeInvalidParameterValue, "There is already a task running. Only one active task is allowed for a source queue arn at a given time.")
+			}
+			if src != nil && t.source.sameScope(src) {
+				active++
 			}
 		}
 	}
-	b.mu.Unlock()
+	w.mu.Unlock()
 	switch {
 	case src == nil:
 		return "", newError(CodeResourceNotFound, "The resource that you specified for the SourceArn parameter doesn't exist.")
@@ -156,23 +162,24 @@ func (b *Broker) StartMoveTask(ctx context.Context, in StartMoveTaskInput) (stri
 		SourceArn string `json:"sourceArn"`
 	}{id, src.arn})
 	t := &moveTask{
-		b: b, id: id, handle: base64.StdEncoding.EncodeToString(handleJSON),
+		b: src.b, id: id, handle: base64.StdEncoding.EncodeToString(handleJSON),
 		source: src, destArn: in.DestinationArn, rate: rate, rateSet: rateSet,
 		started: now, status: MoveTaskRunning, toMove: toMove,
 	}
-	b.mu.Lock()
-	for _, other := range b.tasks.all { // lost a race with another start?
+	t.due.Store(t.dueAt(0)) // a refresh may see t before publishDue below
+	w.mu.Lock()
+	for _, other := range w.tasks.all { // lost a race with another start?
 		if other.source == src && other.isActive() {
-			b.mu.Unlock()
+			w.mu.Unlock()
 			return "", newError(CodeInvalidParameterValue, "There is already a task running. Only one active task is allowed for a source queue arn at a given time.")
 		}
 	}
-	b.tasks.nextSeq++
-	t.seq = b.tasks.nextSeq
+	w.tasks.nextSeq++
+	t.seq = w.tasks.nextSeq
 	t.active.Store(true)
-	b.tasks.all = append(b.tasks.all, t)
+	w.tasks.all = append(w.tasks.all, t)
 	b.runningTasks.Add(1)
-	b.mu.Unlock()
+	w.mu.Unlock()
 	t.mu.Lock()
 	t.publishDue()
 	t.mu.Unlock()
@@ -193,31 +200,45 @@ func (t *moveTask) publishDue() {
 	t.b.refreshTaskDue()
 }
 
-// refreshTaskDue recomputes the earliest step of all running tasks.
+// refreshTaskDue recomputes the earliest step of all running tasks, of
+// every scope of the endpoint. It stores under the world's mu, so the last
+// store reflects every task's latest due: a minimum computed earlier,
+// stored late, would hold a step as due that has been carried out, and
+// callers of tasksDue would catch up forever.
 func (b *Broker) refreshTaskDue() {
-	b.mu.Lock()
+	b.w.mu.Lock()
+	defer b.w.mu.Unlock()
 	due := int64(math.MaxInt64)
-	for _, t := range b.tasks.all {
+	for _, t := range b.w.tasks.all {
 		if t.isActive() {
 			due = min(due, t.due.Load())
 		}
 	}
-	b.mu.Unlock()
 	b.taskDue.Store(due)
 }
 
-// rearmReceivers moves the timers of the parked receivers of every queue
+// tasksDue reports whether a move task has a step due by now that has not
+// been carried out. An operation reads its instant under its lock, after
+// syncTasks ran without it; a step that fell due while it waited for the
+// lock must come first, so the caller unlocks, runs syncTasks and reads the
+// clock again. Each pass carries out the steps due by then, so this ends.
+func (b *Broker) tasksDue(now int64) bool {
+	return b.runningTasks.Load() > 0 && b.taskDue.Load() <= now
+}
+
+// rearmReceivers moves the timers of the parked receivers of every queue,
+// of every scope (a task may move messages into another account's queue),
 // that are armed for later than at to at. They stay parked.
 func (b *Broker) rearmReceivers(at int64) {
-	b.mu.Lock()
-	qs := make([]*Queue, 0, len(b.queues))
-	for _, q := range b.queues {
-		qs = append(qs, q)
-	}
-	b.mu.Unlock()
-	now := b.clock.Now().UnixNano()
-	for _, q := range qs {
+	for _, q := range b.w.allQueues() {
 		q.mu.Lock()
+		// Read under q.mu, as the waiters' own timers were armed: an instant
+		// read before the lock may predate a clock move, and a timer set
+		// for at-now from it rings late by that move.
+		var now int64
+		if len(q.waiters) > 0 {
+			now = b.clock.Now().UnixNano()
+		}
 		for w := range q.waiters {
 			switch {
 			case at <= now:
@@ -252,20 +273,22 @@ func (t *moveTask) nextDue() (int64, bool) {
 // called at the start of every operation, with no queue lock held, so that
 // progress is visible to the very next call after the clock moves. Steps
 // run in time order across tasks, each as of its own due instant, so the
-// outcome does not depend on which calls happened in between.
+// outcome does not depend on which calls happened in between. The tasks of
+// every scope of the endpoint run, whichever broker is called: a task moves
+// messages between queues of different accounts or regions.
 func (b *Broker) syncTasks() {
 	if b.runningTasks.Load() == 0 {
 		return
 	}
 	now := b.clock.Now().UnixNano()
-	b.mu.Lock()
+	b.w.mu.Lock()
 	var active []*moveTask
-	for _, t := range b.tasks.all {
+	for _, t := range b.w.tasks.all {
 		if t.isActive() {
 			active = append(active, t)
 		}
 	}
-	b.mu.Unlock()
+	b.w.mu.Unlock()
 	for {
 		var next *moveTask
 		best := int64(math.MaxInt64)
@@ -453,19 +476,18 @@ func (b *Broker) ListMoveTasks(ctx context.Context, sourceArn string, maxResults
 		return nil, invalidValue("MaxResults", n, "MaxResults must be an integer between 1 and 10.")
 	}
 	b.syncTasks()
-	b.mu.Lock()
-	src := b.queueByARNLocked(sourceArn)
+	src := b.queueByARN(sourceArn)
 	if src == nil {
-		b.mu.Unlock()
 		return nil, newError(CodeResourceNotFound, "The resource that you specified for the SourceArn parameter doesn't exist.")
 	}
 	var tasks []*moveTask
-	for _, t := range b.tasks.all {
+	b.w.mu.Lock()
+	for _, t := range b.w.tasks.all {
 		if t.source.arn == sourceArn {
 			tasks = append(tasks, t)
 		}
 	}
-	b.mu.Unlock()
+	b.w.mu.Unlock()
 	sort.Slice(tasks, func(i, j int) bool { return tasks[i].seq > tasks[j].seq })
 	if len(tasks) > n {
 		tasks = tasks[:n]
@@ -518,15 +540,15 @@ func (b *Broker) CancelMoveTask(ctx context.Context, taskHandle string) (int64, 
 		return 0, newError(CodeInvalidParameterValue, "Value for parameter TaskHandle is invalid.")
 	}
 	b.syncTasks()
-	b.mu.Lock()
-	src := b.queueByARNLocked(h.SourceArn)
+	src := b.queueByARN(h.SourceArn)
 	var task *moveTask
-	for _, t := range b.tasks.all {
+	b.w.mu.Lock()
+	for _, t := range b.w.tasks.all {
 		if t.id == h.TaskID && t.source.arn == h.SourceArn {
 			task = t
 		}
 	}
-	b.mu.Unlock()
+	b.w.mu.Unlock()
 	switch {
 	case src == nil:
 		return 0, newError(CodeResourceNotFound, "The resource that you specified for the SourceArn parameter doesn't exist.")
@@ -535,11 +557,20 @@ func (b *Broker) CancelMoveTask(ctx context.Context, taskHandle string) (int64, 
 	}
 	task.mu.Lock()
 	defer task.mu.Unlock()
+	// The cancel's instant, read under task.mu, which orders it against
+	// the task's steps; a step due by then is carried out first.
+	now := b.clock.Now().UnixNano()
+	for b.tasksDue(now) {
+		task.mu.Unlock()
+		b.syncTasks()
+		task.mu.Lock()
+		now = b.clock.Now().UnixNano()
+	}
 	if task.status != MoveTaskRunning {
 		return 0, invalidValue("TaskHandle", taskHandle, "Only a task in the RUNNING status can be cancelled.")
 	}
 	task.status = MoveTaskCancelling
-	task.cancelTime = b.clock.Now().UnixNano()
+	task.cancelTime = now
 	task.publishDue()
 	return task.moved, nil
 }

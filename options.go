@@ -32,6 +32,7 @@ type config struct {
 	strictNotInflight  bool
 	faults             Faults
 	observer           Observer
+	world              *world // set by Broker.Scope: join this endpoint
 }
 
 func defaultConfig() config {
@@ -81,10 +82,16 @@ func WithSenderID(id string) Option {
 	return optionFunc(func(cfg *config) { cfg.senderID = id })
 }
 
-// WithIDFunc makes the broker take message ids and the random part of receipt
-// handles from f, so tests can pin them. f must return a distinct string of at
-// most 100 characters on each call; it is called with the queue's lock held, so
-// it must not call back into the broker. The default returns random UUIDs.
+// WithIDFunc makes the broker take message ids from f, so tests can pin them.
+// f must return a distinct string of at most 100 characters on each call; it
+// is called with the queue's lock held, so it must not call back into the
+// broker. The default returns random UUIDs.
+//
+// It pins receipt handles too: by default a broker signs its handles with a
+// random secret, so a handle of another broker or one forged from the layout
+// is not valid (ReceiptHandleIsInvalid); with WithIDFunc it signs them with a
+// fixed public key, so the same calls give the same handles in every run, and
+// brokers with pinned ids accept each other's handles.
 func WithIDFunc(f func() string) Option {
 	return optionFunc(func(cfg *config) { cfg.idFunc = f })
 }

@@ -17,6 +17,7 @@ const (
 	policyIDSuffix          = "/SQSDefaultPolicy"
 	permissionLabelReason   = "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length"
 	permissionActionsReason = "Please refer to the appropriate WSDL for a list of valid actions."
+	ownerOnlyReason         = "Only the queue owner is allowed to invoke this action."
 )
 
 // permissionActions are the action names AddPermission accepts: "*" and the
@@ -31,6 +32,16 @@ var permissionActions = map[string]bool{
 	"SetQueueAttributes": true, "StartMessageMoveTask": true, "TagQueue": true, "UntagQueue": true,
 }
 
+// ownerOnlyActions are the actions cross-account permissions do not apply
+// to, per the SQS Developer Guide ("Limitations of Amazon SQS custom
+// policies"): AddPermission refuses to grant them. "*" stays grantable, as
+// the API reference allows it.
+var ownerOnlyActions = map[string]bool{
+	"AddPermission": true, "CancelMessageMoveTask": true, "CreateQueue": true, "DeleteQueue": true,
+	"ListMessageMoveTasks": true, "ListQueues": true, "ListQueueTags": true, "RemovePermission": true,
+	"SetQueueAttributes": true, "StartMessageMoveTask": true, "TagQueue": true, "UntagQueue": true,
+}
+
 // policyDocument is the part of a queue policy AddPermission and
 // RemovePermission edit. Statements are kept as raw JSON so that statements
 // written with SetAttributes survive an edit unchanged.
@@ -42,11 +53,24 @@ type policyDocument struct {
 
 // permissionStatement is the statement AddPermission writes.
 type permissionStatement struct {
-	Sid       string              `json:"Sid"`
-	Effect    string              `json:"Effect"`
-	Principal map[string][]string `json:"Principal"`
-	Action    []string            `json:"Action"`
-	Resource  string              `json:"Resource"`
+	Sid       string               `json:"Sid"`
+	Effect    string               `json:"Effect"`
+	Principal map[string]oneOrMany `json:"Principal"`
+	Action    oneOrMany            `json:"Action"`
+	Resource  string               `json:"Resource"`
+}
+
+// oneOrMany is a policy value that AWS writes as a plain string when it
+// holds one element and as a list otherwise, as in the statements
+// AddPermission generates; clients comparing the Policy attribute as text
+// see the same JSON as from AWS.
+type oneOrMany []string
+
+func (v oneOrMany) MarshalJSON() ([]byte, error) {
+	if len(v) == 1 {
+		return json.Marshal(v[0])
+	}
+	return json.Marshal([]string(v))
 }
 
 // AddPermission adds a statement labelled label to the queue's Policy
@@ -54,16 +78,21 @@ type permissionStatement struct {
 // creating the policy if the queue has none:
 //
 //	{"Version":"2008-10-17","Id":"{arn}/SQSDefaultPolicy","Statement":[{"Sid":"{label}",
-//	 "Effect":"Allow","Principal":{"AWS":["arn:aws:iam::{account}:root"]},
-//	 "Action":["SQS:{action}"],"Resource":"{arn}"}]}
+//	 "Effect":"Allow","Principal":{"AWS":"arn:aws:iam::{account}:root"},
+//	 "Action":"SQS:{action}","Resource":"{arn}"}]}
 //
-// sqsq records policies but never enforces them. Errors: MissingParameter
-// for an empty label, account list or action list; InvalidParameterValue
-// for a label that is not 1–80 characters of [A-Za-z0-9_-], a label the
-// policy already has ("Reason: Already exists."), an unknown action or a
-// stored policy that is not JSON; OverLimit for more than 7 actions, more
-// than 20 statements or a policy over 8,192 bytes. A failed call changes
-// nothing.
+// One account or one action is written as a plain string, several as a
+// list, as AWS does. sqsq records policies but never enforces them.
+// Errors: MissingParameter for an empty label, account list or action
+// list; InvalidParameterValue for a label that is not 1–80 characters of
+// [A-Za-z0-9_-], a label the policy already has ("Reason: Already
+// exists."), an unknown action, an action only the queue owner may call
+// (AddPermission, CancelMessageMoveTask, CreateQueue, DeleteQueue,
+// ListMessageMoveTasks, ListQueues, ListQueueTags, RemovePermission,
+// SetQueueAttributes, StartMessageMoveTask, TagQueue, UntagQueue: "Reason:
+// Only the queue owner is allowed to invoke this action.") or a stored
+// policy that is not JSON; OverLimit for more than 7 actions, more than 20
+// statements or a policy over 8,192 bytes. A failed call changes nothing.
 func (q *Queue) AddPermission(ctx context.Context, label string, accountIDs, actions []string) error {
 	if err := q.check(); err != nil {
 		return err
@@ -92,7 +121,7 @@ func (q *Queue) AddPermission(ctx context.Context, label string, accountIDs, act
 	stmt := permissionStatement{
 		Sid:       label,
 		Effect:    "Allow",
-		Principal: map[string][]string{"AWS": make([]string, 0, len(accountIDs))},
+		Principal: map[string]oneOrMany{"AWS": make(oneOrMany, 0, len(accountIDs))},
 		Resource:  q.arn,
 	}
 	for _, id := range accountIDs {
@@ -175,8 +204,11 @@ func validatePermission(label string, accountIDs, actions []string) *Error {
 		}
 	}
 	for _, a := range actions {
-		if !permissionActions[a] {
+		switch {
+		case !permissionActions[a]:
 			return invalidValue("ActionName", "SQS:"+a, permissionActionsReason)
+		case ownerOnlyActions[a]:
+			return invalidValue("ActionName", "SQS:"+a, ownerOnlyReason)
 		}
 	}
 	return nil

@@ -29,7 +29,7 @@ func TestAddPermission(t *testing.T) {
 	}
 	arn := f.q.ARN()
 	want := `{"Version":"2008-10-17","Id":"` + arn + `/SQSDefaultPolicy","Statement":[` +
-		`{"Sid":"send-from-b","Effect":"Allow","Principal":{"AWS":["arn:aws:iam::111122223333:root"]},` +
+		`{"Sid":"send-from-b","Effect":"Allow","Principal":{"AWS":"arn:aws:iam::111122223333:root"},` +
 		`"Action":["SQS:SendMessage","SQS:GetQueueUrl"],"Resource":"` + arn + `"}]}`
 	if got := policyOf(t, f); got != want {
 		t.Errorf("Policy after AddPermission (shape of §3.17):\n-want %s\n+got  %s", want, got)
@@ -39,19 +39,14 @@ func TestAddPermission(t *testing.T) {
 	if err := f.q.AddPermission(f.ctx, "all", []string{"444455556666", "777788889999"}, []string{"*"}); err != nil {
 		t.Fatal(err)
 	}
-	var doc struct {
-		Statement []struct {
-			Sid       string
-			Principal struct{ AWS []string }
-			Action    []string
-		}
-	}
+	var doc struct{ Statement []json.RawMessage }
 	if err := json.Unmarshal([]byte(policyOf(t, f)), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Statement) != 2 || doc.Statement[1].Sid != "all" || doc.Statement[1].Action[0] != "SQS:*" ||
-		len(doc.Statement[1].Principal.AWS) != 2 {
-		t.Errorf("a second AddPermission appends a statement: %+v", doc.Statement)
+	wantAll := `{"Sid":"all","Effect":"Allow","Principal":{"AWS":["arn:aws:iam::444455556666:root","arn:aws:iam::777788889999:root"]},` +
+		`"Action":"SQS:*","Resource":"` + arn + `"}`
+	if len(doc.Statement) != 2 || string(doc.Statement[1]) != wantAll {
+		t.Errorf("a second AddPermission appends a statement; want second %s, got %s", wantAll, doc.Statement)
 	}
 	attrs, _ := f.q.GetAttributes(f.ctx, "LastModifiedTimestamp")
 	if got, want := attrs["LastModifiedTimestamp"], strconv.FormatInt(f.clk.Now().Unix(), 10); got != want {
@@ -69,6 +64,86 @@ func TestAddPermission(t *testing.T) {
 	}
 	if got := policyOf(t, f); got != "" {
 		t.Errorf("removing the last statement removes Policy (§3.17), got %s", got)
+	}
+}
+
+// TestAddPermissionOneOrMany checks the statement's Principal and Action:
+// AWS writes one account or one action as a plain string and several as a
+// list (a one-account, one-action AddPermission on AWS stores
+// "Principal":{"AWS":"arn:aws:iam::111111111111:root"} and
+// "Action":"SQS:SendMessage").
+func TestAddPermissionOneOrMany(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		reason             string
+		accounts, actions  []string
+		principal, actionJ string
+	}{
+		{"one account and one action are plain strings", []string{"111111111111"}, []string{"SendMessage"},
+			`"arn:aws:iam::111111111111:root"`, `"SQS:SendMessage"`},
+		{"several accounts are a list", []string{"111111111111", "222222222222"}, []string{"ReceiveMessage"},
+			`["arn:aws:iam::111111111111:root","arn:aws:iam::222222222222:root"]`, `"SQS:ReceiveMessage"`},
+		{"several actions are a list", []string{"111111111111"}, []string{"DeleteMessage", "ChangeMessageVisibility"},
+			`"arn:aws:iam::111111111111:root"`, `["SQS:DeleteMessage","SQS:ChangeMessageVisibility"]`},
+		{"an ARN is kept as given, * becomes SQS:*", []string{"arn:aws:iam::333333333333:root"}, []string{"*"},
+			`"arn:aws:iam::333333333333:root"`, `"SQS:*"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.reason, func(t *testing.T) {
+			t.Parallel()
+			f := setup(t)
+			if err := f.q.AddPermission(f.ctx, "grant", tt.accounts, tt.actions); err != nil {
+				t.Fatal(err)
+			}
+			arn := f.q.ARN()
+			want := `{"Version":"2008-10-17","Id":"` + arn + `/SQSDefaultPolicy","Statement":[` +
+				`{"Sid":"grant","Effect":"Allow","Principal":{"AWS":` + tt.principal + `},"Action":` + tt.actionJ +
+				`,"Resource":"` + arn + `"}]}`
+			if got := policyOf(t, f); got != want {
+				t.Errorf("%s:\n-want %s\n+got  %s", tt.reason, want, got)
+			}
+		})
+	}
+}
+
+// TestAddPermissionOwnerOnlyActions checks that AddPermission refuses to
+// grant the actions cross-account permissions do not apply to (SQS
+// Developer Guide, "Limitations of Amazon SQS custom policies") and leaves
+// the Policy attribute as it was, also when a grantable action comes first.
+func TestAddPermissionOwnerOnlyActions(t *testing.T) {
+	t.Parallel()
+	ownerOnly := []string{"AddPermission", "CancelMessageMoveTask", "CreateQueue", "DeleteQueue",
+		"ListMessageMoveTasks", "ListQueues", "ListQueueTags", "RemovePermission", "SetQueueAttributes",
+		"StartMessageMoveTask", "TagQueue", "UntagQueue"}
+	for _, action := range ownerOnly {
+		for _, actions := range [][]string{{action}, {"SendMessage", action}} {
+			t.Run(strings.Join(actions, "+"), func(t *testing.T) {
+				t.Parallel()
+				f := setup(t)
+				if err := f.q.AddPermission(f.ctx, "existing", []string{"111111111111"}, []string{"SendMessage"}); err != nil {
+					t.Fatal(err)
+				}
+				before := policyOf(t, f)
+				f.clk.Add(time.Minute)
+				wantErr(t, f.q.AddPermission(f.ctx, "owner", []string{"111111111111"}, actions),
+					sqsq.CodeInvalidParameterValue,
+					"Value SQS:"+action+" for parameter ActionName is invalid. Reason: Only the queue owner is allowed to invoke this action.",
+					"only the queue owner may call "+action)
+				if after := policyOf(t, f); after != before {
+					t.Errorf("a refused grant changed the Policy:\n-before %s\n+after  %s", before, after)
+				}
+			})
+		}
+	}
+	// The grantable actions stay grantable, and so does "*", which covers
+	// the owner-only actions too but is the API's documented wildcard.
+	f := setup(t)
+	if err := f.q.AddPermission(f.ctx, "everything", []string{"111111111111"}, []string{"*"}); err != nil {
+		t.Errorf("granting * = %v, want success", err)
+	}
+	if err := f.q.AddPermission(f.ctx, "reader", []string{"111111111111"},
+		[]string{"GetQueueAttributes", "GetQueueUrl", "ListDeadLetterSourceQueues", "PurgeQueue", "ReceiveMessage", "DeleteMessageBatch"}); err != nil {
+		t.Errorf("granting queue-level actions = %v, want success", err)
 	}
 }
 
@@ -130,6 +205,8 @@ func TestPermissionErrorsChangeNothing(t *testing.T) {
 			sqsq.CodeOverLimit, "8 actions were found, maximum allowed is 7."},
 		{"an unknown action is refused", "x", []string{"111122223333"}, []string{"Launch"}, false,
 			sqsq.CodeInvalidParameterValue, "Value SQS:Launch for parameter ActionName is invalid. Reason: Please refer to the appropriate WSDL for a list of valid actions."},
+		{"an owner-only action cannot be granted (Developer Guide: cross-account access)", "x", []string{"111122223333"}, []string{"RemovePermission"}, false,
+			sqsq.CodeInvalidParameterValue, "Value SQS:RemovePermission for parameter ActionName is invalid. Reason: Only the queue owner is allowed to invoke this action."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.reason, func(t *testing.T) {

@@ -145,19 +145,31 @@ func (q *Queue) FIFO() bool { return q.fifo }
 
 // lock takes q.mu and brings the queue up to the clock's now. It fails, with
 // the lock released, when the broker is closed or the queue deleted.
+//
+// The instant is read under q.mu, so the instants of q's operations never
+// run backwards in the order they take effect: one read before the lock
+// could predate a change another call made while this one waited, and the
+// operation would be judged (a purge window, an age, a deadline) as if that
+// change were in its future. Move-task steps due by the instant run first.
 func (q *Queue) lock() (int64, error) {
-	if q.b.closed() {
-		return 0, ErrClosed
+	for {
+		if q.b.closed() {
+			return 0, ErrClosed
+		}
+		q.b.syncTasks() // takes queue locks, so before q.mu
+		q.mu.Lock()
+		if q.deleted {
+			q.mu.Unlock()
+			return 0, errQueueDoesNotExist()
+		}
+		now := q.b.clock.Now().UnixNano()
+		if q.b.tasksDue(now) { // a step fell due while waiting for q.mu
+			q.mu.Unlock()
+			continue
+		}
+		q.advance(now)
+		return now, nil
 	}
-	q.b.syncTasks()
-	now := q.b.clock.Now().UnixNano()
-	q.mu.Lock()
-	if q.deleted {
-		q.mu.Unlock()
-		return 0, errQueueDoesNotExist()
-	}
-	q.advance(now)
-	return now, nil
 }
 
 // check fails as every method of a deleted queue (or closed broker) must,
@@ -365,7 +377,8 @@ func (q *Queue) Purge(ctx context.Context) error {
 	}
 	defer q.mu.Unlock()
 	t := time.Unix(0, now)
-	if !q.purged.IsZero() && t.Sub(q.purged) < q.b.cfg.purgeInterval {
+	// An interval of 0 disables the rule: no comparison of instants at all.
+	if q.b.cfg.purgeInterval > 0 && !q.purged.IsZero() && t.Sub(q.purged) < q.b.cfg.purgeInterval {
 		return newError(CodePurgeQueueInProgress, "Only one PurgeQueue operation on %s is allowed every 60 seconds.", q.name)
 	}
 	q.purged = t

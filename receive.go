@@ -224,7 +224,7 @@ func (q *Queue) view(m *message, in *ReceiveInput) Message {
 	msg := Message{
 		MessageId: m.id,
 		Body:      m.body,
-		ReceiptHandle: receipt.Encode(receipt.Handle{
+		ReceiptHandle: q.b.receipts.Encode(receipt.Handle{
 			Queue: q.id, Seq: m.seq, Slot: m.slot, Serial: m.serial,
 		}),
 		m: m,

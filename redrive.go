@@ -15,7 +15,9 @@ import (
 // moves the message instead of returning it (semantics §7).
 type RedrivePolicy struct {
 	// DeadLetterTargetArn is the ARN of the dead-letter queue: an existing
-	// queue of the same type, account and region.
+	// queue of the same type, in the same account and region, or in another
+	// scope of the endpoint (see [Broker.Scope]) whose RedriveAllowPolicy
+	// is byQueue and lists the source.
 	DeadLetterTargetArn string
 	// MaxReceiveCount, 1–1,000.
 	MaxReceiveCount int
@@ -38,7 +40,9 @@ const (
 )
 
 // RedriveAllowPolicy says which source queues may use a queue as their
-// dead-letter queue. Without one, every queue of the account and region may.
+// dead-letter queue. Without one, or with allowAll, every queue of the
+// account and region may; queues of other accounts or regions only when
+// byQueue lists them.
 type RedriveAllowPolicy struct {
 	// RedrivePermission is allowAll, denyAll or byQueue.
 	RedrivePermission string
@@ -55,10 +59,12 @@ func (p RedriveAllowPolicy) String() string {
 	return string(b)
 }
 
-// allows reports whether the queue with ARN src may use the owner as DLQ.
-func (p *RedriveAllowPolicy) allows(src string) bool {
+// allows reports whether the queue with ARN src may use the owner as DLQ;
+// local says src is of the owner's account and region, which is all that
+// allowAll (and no policy) covers (semantics §7.4).
+func (p *RedriveAllowPolicy) allows(src string, local bool) bool {
 	if p == nil {
-		return true
+		return local
 	}
 	switch p.RedrivePermission {
 	case RedriveDenyAll:
@@ -71,7 +77,7 @@ func (p *RedriveAllowPolicy) allows(src string) bool {
 		}
 		return false
 	}
-	return true
+	return local
 }
 
 func errRedrive(policy, reason string) *Error {
@@ -169,42 +175,63 @@ func (p RedriveAllowPolicy) validate() *Error {
 }
 
 // checkRedriveTarget applies the broker-level rules of a RedrivePolicy set on
-// the queue named src (ARN srcArn, type fifo): the DLQ exists in this
-// account and region, has the same type, and allows src. target is the DLQ
-// found in the queue table; the caller holds b.mu or has looked it up.
+// the queue named src (ARN srcArn, type fifo): the DLQ exists, has the same
+// type, and allows src; a DLQ of another account or region must list src in
+// a byQueue allow policy. target is the DLQ found by queueByARNLocked; the
+// caller holds b.mu or has looked it up.
 func (b *Broker) checkRedriveTarget(p RedrivePolicy, quoted, srcArn string, fifo bool, target *Queue) *Error {
 	if quoted == "" {
 		quoted = p.String()
 	}
+	if target != nil && target.arn != p.DeadLetterTargetArn {
+		target = nil
+	}
 	parts := strings.Split(p.DeadLetterTargetArn, ":")
-	switch {
-	case parts[4] != b.cfg.accountID:
-		return errRedrive(quoted, "Dead-letter target owner should be same as the source.")
-	case parts[3] != b.cfg.region:
+	local := parts[4] == b.cfg.accountID && parts[3] == b.cfg.region
+	if !local && (target == nil || !target.allowsSource(srcArn, false)) {
+		// AWS's own rule was the same account and region; a byQueue
+		// policy naming the source is the opt-in that lifts it.
+		if parts[4] != b.cfg.accountID {
+			return errRedrive(quoted, "Dead-letter target owner should be same as the source.")
+		}
 		return errRedrive(quoted, "Dead-letter target must be in same region as the source.")
-	case target == nil || target.arn != p.DeadLetterTargetArn:
+	}
+	switch {
+	case target == nil:
 		return errRedrive(quoted, "Dead letter target does not exist.")
 	case target.fifo != fifo:
 		return errRedrive(quoted, "Dead-letter queue must be same type of queue as the source.")
 	}
-	target.mu.Lock()
-	allowed := target.settings.allow.allows(srcArn)
-	target.mu.Unlock()
-	if !allowed {
+	if !target.allowsSource(srcArn, local) {
 		return errRedrive(quoted, "Dead-letter target does not allow this queue as a source.")
 	}
 	return nil
 }
 
-// queueByARNLocked returns the live queue with that ARN, without
-// allocating (it runs on every receive of a queue with a redrive policy).
-// Caller holds b.mu.
+// allowsSource reports whether q's RedriveAllowPolicy lets the queue with
+// ARN src use q as its dead-letter queue.
+func (q *Queue) allowsSource(src string, local bool) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.settings.allow.allows(src, local)
+}
+
+// queueByARNLocked returns the live queue with that ARN, of b or of another
+// scope of the endpoint, without allocating (it runs on every receive of a
+// queue with a redrive policy). Caller holds b.mu.
 func (b *Broker) queueByARNLocked(arn string) *Queue {
 	prefix := b.arnPrefix()
 	if len(arn) <= len(prefix) || arn[:len(prefix)] != prefix {
-		return nil
+		return b.w.queue(arn)
 	}
 	return b.queues[arn[len(prefix):]]
+}
+
+// queueByARN is queueByARNLocked for a caller that does not hold b.mu.
+func (b *Broker) queueByARN(arn string) *Queue {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.queueByARNLocked(arn)
 }
 
 // ListDeadLetterSourceQueuesInput is the input of
@@ -215,43 +242,49 @@ type ListDeadLetterSourceQueuesInput struct {
 }
 
 // ListDeadLetterSourceQueues lists, in name order, the URLs of the queues
-// whose RedrivePolicy names q as dead-letter queue.
+// whose RedrivePolicy names q as dead-letter queue, those of other accounts
+// and regions included (after the same name of q's own).
 func (q *Queue) ListDeadLetterSourceQueues(ctx context.Context, in ListDeadLetterSourceQueuesInput) (ListQueuesOutput, error) {
 	if _, err := q.lock(); err != nil {
 		return ListQueuesOutput{}, err
 	}
 	q.mu.Unlock()
-	names := q.b.sourcesOf(q.arn)
-	page, next, err := paginate(names, in.MaxResults, in.NextToken)
+	sources := q.b.sourcesOf(q.arn)
+	// Page by name, or by name, account and region for a source of
+	// another scope, so equal names stay distinct and tokens stay names.
+	keys := make([]string, len(sources))
+	byKey := make(map[string]*Queue, len(sources))
+	for i, s := range sources {
+		keys[i] = s.name
+		if !s.sameScope(q) {
+			keys[i] = s.name + "\x00" + s.b.cfg.accountID + "\x00" + s.b.cfg.region
+		}
+		byKey[keys[i]] = s
+	}
+	sort.Strings(keys)
+	page, next, err := paginate(keys, in.MaxResults, in.NextToken)
 	if err != nil {
 		return ListQueuesOutput{}, err
 	}
 	out := ListQueuesOutput{NextToken: next}
-	for _, name := range page {
-		out.QueueURLs = append(out.QueueURLs, q.b.queueURL(name))
+	for _, k := range page {
+		out.QueueURLs = append(out.QueueURLs, byKey[k].url)
 	}
 	return out, nil
 }
 
-// sourcesOf returns the sorted names of the queues whose redrive policy
-// targets the ARN dlq.
-func (b *Broker) sourcesOf(dlq string) []string {
-	b.mu.Lock()
-	qs := make([]*Queue, 0, len(b.queues))
-	for _, q := range b.queues {
-		qs = append(qs, q)
-	}
-	b.mu.Unlock()
-	var names []string
-	for _, q := range qs {
+// sourcesOf returns the queues, of any scope, whose redrive policy targets
+// the ARN dlq.
+func (b *Broker) sourcesOf(dlq string) []*Queue {
+	var sources []*Queue
+	for _, q := range b.w.allQueues() {
 		q.mu.Lock()
 		if p := q.settings.redrive; p != nil && p.DeadLetterTargetArn == dlq && !q.deleted {
-			names = append(names, q.name)
+			sources = append(sources, q)
 		}
 		q.mu.Unlock()
 	}
-	sort.Strings(names)
-	return names
+	return sources
 }
 
 // syncRedriveTarget publishes the DLQ ARN of the current policy. Caller
@@ -289,7 +322,6 @@ func (q *Queue) lockReceive() (now int64, dlq *Queue, err error) {
 			return 0, nil, ErrClosed
 		}
 		q.b.syncTasks()
-		now = q.b.clock.Now().UnixNano()
 		first, second := q, dlq
 		if dlq.id < q.id {
 			first, second = dlq, q
@@ -302,6 +334,14 @@ func (q *Queue) lockReceive() (now int64, dlq *Queue, err error) {
 			return 0, nil, errQueueDoesNotExist()
 		}
 		if q.redriveTarget.Load() != target {
+			q.mu.Unlock()
+			dlq.mu.Unlock()
+			continue
+		}
+		// The instant is read under both locks (see Queue.lock): a dead
+		// letter changes dlq too, so dlq's operations order it as well.
+		now = q.b.clock.Now().UnixNano()
+		if q.b.tasksDue(now) {
 			q.mu.Unlock()
 			dlq.mu.Unlock()
 			continue
@@ -331,7 +371,7 @@ func (q *Queue) deadLetter(m *message, dlq *Queue, now int64) bool {
 	if p == nil || int(m.receiveCount) < p.MaxReceiveCount {
 		return false
 	}
-	if dlq == nil || !dlq.settings.allow.allows(q.arn) {
+	if dlq == nil || !dlq.settings.allow.allows(q.arn, q.sameScope(dlq)) {
 		q.counters.DeadLetterFailures++
 		return false
 	}

@@ -83,6 +83,11 @@ func (q *Queue) Send(ctx context.Context, in SendInput) (SendResult, error) {
 	return q.send(&in, size, now), nil
 }
 
+// reasonWrongQueueType is AWS's reason for a parameter the queue type does
+// not take (a MessageDeduplicationId on a standard queue, a DelaySeconds on a
+// FIFO queue), word for word, its grammar included.
+const reasonWrongQueueType = "The request include parameter that is not valid for this queue type."
+
 // validateSend runs the checks after the size check, in §3.8 order.
 func (q *Queue) validateSend(in *SendInput) *Error {
 	if err := validateBody(in.MessageBody); err != nil {
@@ -107,14 +112,12 @@ func (q *Queue) validateSend(in *SendInput) *Error {
 			return err
 		}
 		if !q.fifo {
-			return invalidValue("MessageDeduplicationId", in.MessageDeduplicationId,
-				"The request includes a parameter that is not valid for this queue type.")
+			return invalidValue("MessageDeduplicationId", in.MessageDeduplicationId, reasonWrongQueueType)
 		}
 	}
 	if q.fifo {
 		if d, ok := in.DelaySeconds.Get(); ok && d != 0 {
-			return invalidValue("DelaySeconds", int64(d/time.Second),
-				"The request include parameter that is not valid for this queue type.")
+			return invalidValue("DelaySeconds", int64(d/time.Second), reasonWrongQueueType)
 		}
 		return q.checkFIFOIDs(in, CodeMissingParameter)
 	}

@@ -3,8 +3,6 @@ package sqsq
 import (
 	"context"
 	"time"
-
-	"github.com/sqsq/sqsq/internal/receipt"
 )
 
 // handleState is what a receipt handle points at.
@@ -19,7 +17,7 @@ const (
 
 // lookup resolves a receipt handle. Caller holds q.mu.
 func (q *Queue) lookup(rh string) (*message, handleState) {
-	h, ok := receipt.Decode(rh)
+	h, ok := q.b.receipts.Decode(rh)
 	if !ok || h.Queue != q.id || h.Serial == 0 || h.Seq == 0 || h.Seq > q.seq {
 		return nil, handleInvalid
 	}
@@ -124,13 +122,24 @@ func (q *Queue) ChangeVisibility(ctx context.Context, receiptHandle string, time
 		return err
 	}
 	defer q.mu.Unlock()
-	if e := q.changeVisibilityHooked(receiptHandle, timeout, now); e != nil {
+	if e := q.changeVisibilityHooked(receiptHandle, timeout, now, false); e != nil {
 		return e
 	}
 	return nil
 }
 
-func (q *Queue) changeVisibility(rh string, timeout time.Duration, now int64) *Error {
+// errGoneEntry is a ChangeMessageVisibilityBatch entry's answer for a message
+// that is gone. The single call says InvalidParameterValue; AWS fails the
+// entry with ReceiptHandleIsInvalid instead (recorded traffic, semantics
+// §3.14), and clients rely on it: the Go CDK's SQS driver drops exactly those
+// failures when it nacks messages it already acked.
+func errGoneEntry() *Error {
+	return newError(CodeReceiptHandleIsInvalid, "Message does not exist or is not available for visibility timeout change")
+}
+
+// changeVisibility is ChangeMessageVisibility, or one entry of its batch
+// form when entry is set. Caller holds q.mu.
+func (q *Queue) changeVisibility(rh string, timeout time.Duration, now int64, entry bool) *Error {
 	if timeout < 0 || timeout > maxVisibility || timeout%time.Second != 0 {
 		return invalidValue("VisibilityTimeout", int64(timeout/time.Second), "Must be >= 0 and <= 43200.")
 	}
@@ -141,6 +150,8 @@ func (q *Queue) changeVisibility(rh string, timeout time.Duration, now int64) *E
 	switch {
 	case st == handleInvalid:
 		return errInvalidHandle(rh)
+	case st == handleGone && entry:
+		return errGoneEntry()
 	case st == handleGone:
 		return invalidValue("ReceiptHandle", rh, "Message does not exist or is not available for visibility timeout change.")
 	case q.fifo && (st == handleStale || m.state != stateInflight):
@@ -199,12 +210,15 @@ type ChangeVisibilityBatchEntry struct {
 }
 
 // ChangeVisibilityBatch changes the visibility of up to 10 messages
-// (ChangeMessageVisibilityBatch), each entry like [Queue.ChangeVisibility].
+// (ChangeMessageVisibilityBatch), each entry like [Queue.ChangeVisibility],
+// except that an entry whose message is gone fails with
+// ReceiptHandleIsInvalid, as on AWS, where the single call says
+// InvalidParameterValue.
 func (q *Queue) ChangeVisibilityBatch(ctx context.Context, entries []ChangeVisibilityBatchEntry) (BatchResult, error) {
 	return applyBatch(ctx, q, entries, "ChangeMessageVisibilityBatchRequestEntry",
 		func(e ChangeVisibilityBatchEntry) string { return e.Id },
 		func(e ChangeVisibilityBatchEntry, now int64) *Error {
-			return q.changeVisibilityHooked(e.ReceiptHandle, e.VisibilityTimeout, now)
+			return q.changeVisibilityHooked(e.ReceiptHandle, e.VisibilityTimeout, now, true)
 		})
 }
 

@@ -127,7 +127,9 @@ func (c *Client) deleteMessageBatch(ctx context.Context, in *sqs.DeleteMessageBa
 
 // ChangeMessageVisibilityBatch changes the visibility of up to 10 messages.
 // Each entry behaves like ChangeMessageVisibility (VisibilityTimeout 0 is a
-// real 0); its failure is reported in Failed while the others are applied.
+// real 0), except that a deleted message fails its entry with
+// ReceiptHandleIsInvalid, as AWS answers; a failure is reported in Failed
+// while the others are applied.
 func (c *Client) ChangeMessageVisibilityBatch(ctx context.Context, params *sqs.ChangeMessageVisibilityBatchInput, optFns ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityBatchOutput, error) {
 	return call(ctx, c, "ChangeMessageVisibilityBatch", params, (*Client).changeMessageVisibilityBatch)
 }

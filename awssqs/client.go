@@ -124,7 +124,7 @@ func (c *Client) url(q *sqsq.Queue) string {
 	if c.baseURL == "" {
 		return q.URL()
 	}
-	return c.baseURL + "/" + c.b.AccountID() + "/" + q.Name()
+	return c.baseURL + accountPath(q.URL())
 }
 
 // urls rewrites the broker's queue URLs to the Client's base; nil when
@@ -138,9 +138,16 @@ func (c *Client) urls(in []string) []string {
 	}
 	out := make([]string, len(in))
 	for i, u := range in {
-		out[i] = c.baseURL + "/" + c.b.AccountID() + "/" + u[strings.LastIndexByte(u, '/')+1:]
+		out[i] = c.baseURL + accountPath(u)
 	}
 	return out
+}
+
+// accountPath is the "/account/name" end of a broker's queue URL: the queue
+// may be of another account than the Client's (see sqsq.Broker.Scope).
+func accountPath(u string) string {
+	i := strings.LastIndexByte(u, '/')
+	return u[strings.LastIndexByte(u[:i], '/'):]
 }
 
 // seconds converts a whole-seconds wire value.

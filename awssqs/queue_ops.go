@@ -51,8 +51,9 @@ func (c *Client) deleteQueue(ctx context.Context, in *sqs.DeleteQueueInput) (*sq
 }
 
 // GetQueueUrl returns the URL of the queue named QueueName. A
-// QueueOwnerAWSAccountId other than the broker's account names a queue the
-// broker cannot have: QueueDoesNotExist.
+// QueueOwnerAWSAccountId other than the broker's account names that
+// account's queue in the broker's region (see sqsq.Broker.Scope); access
+// policies are not enforced.
 func (c *Client) GetQueueUrl(ctx context.Context, params *sqs.GetQueueUrlInput, optFns ...func(*sqs.Options)) (*sqs.GetQueueUrlOutput, error) {
 	return call(ctx, c, "GetQueueUrl", params, (*Client).getQueueURL)
 }
@@ -62,11 +63,15 @@ func (c *Client) getQueueURL(ctx context.Context, in *sqs.GetQueueUrlInput) (*sq
 		return nil, sqsq.MissingParameter("QueueName")
 	}
 	name := *in.QueueName
-	if (in.QueueOwnerAWSAccountId != nil && *in.QueueOwnerAWSAccountId != c.b.AccountID()) ||
-		name == "" || strings.ContainsAny(name, "/:") { // a name, not a URL or an ARN
+	owner := str(in.QueueOwnerAWSAccountId)
+	if name == "" || strings.ContainsAny(name, "/:") || strings.ContainsAny(owner, "/:?#%") { // a name, not a URL or an ARN
 		return nil, &sqsq.Error{Code: sqsq.CodeQueueDoesNotExist, Message: "The specified queue does not exist."}
 	}
-	q, err := c.b.GetQueue(ctx, name)
+	ref := name
+	if owner != "" && owner != c.b.AccountID() {
+		ref = "/" + owner + "/" + name // another account's queue, in this region
+	}
+	q, err := c.b.GetQueue(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
@@ -168,12 +173,16 @@ func (c *Client) purgeQueue(ctx context.Context, in *sqs.PurgeQueueInput) (*sqs.
 }
 
 // TagQueue adds tags to a queue, replacing the values of existing keys.
+// Tags is required and an empty map counts as missing (MissingParameter):
+// the Query protocol cannot send an empty map, so there "no tags" is the
+// absent parameter, and the JSON protocol gives the same request the same
+// answer.
 func (c *Client) TagQueue(ctx context.Context, params *sqs.TagQueueInput, optFns ...func(*sqs.Options)) (*sqs.TagQueueOutput, error) {
 	return call(ctx, c, "TagQueue", params, (*Client).tagQueue)
 }
 
 func (c *Client) tagQueue(ctx context.Context, in *sqs.TagQueueInput) (*sqs.TagQueueOutput, error) {
-	if in.QueueUrl != nil && in.Tags == nil {
+	if in.QueueUrl != nil && len(in.Tags) == 0 {
 		return nil, sqsq.MissingParameter("Tags")
 	}
 	q, err := c.queue(ctx, in.QueueUrl)
@@ -186,13 +195,14 @@ func (c *Client) tagQueue(ctx context.Context, in *sqs.TagQueueInput) (*sqs.TagQ
 	return &sqs.TagQueueOutput{}, nil
 }
 
-// UntagQueue removes tags by key; unknown keys are ignored.
+// UntagQueue removes tags by key; unknown keys are ignored. TagKeys is
+// required and, as TagQueue's Tags, an empty list counts as missing.
 func (c *Client) UntagQueue(ctx context.Context, params *sqs.UntagQueueInput, optFns ...func(*sqs.Options)) (*sqs.UntagQueueOutput, error) {
 	return call(ctx, c, "UntagQueue", params, (*Client).untagQueue)
 }
 
 func (c *Client) untagQueue(ctx context.Context, in *sqs.UntagQueueInput) (*sqs.UntagQueueOutput, error) {
-	if in.QueueUrl != nil && in.TagKeys == nil {
+	if in.QueueUrl != nil && len(in.TagKeys) == 0 {
 		return nil, sqsq.MissingParameter("TagKeys")
 	}
 	q, err := c.queue(ctx, in.QueueUrl)

@@ -12,6 +12,14 @@ import {
   StartMessageMoveTaskCommand,
   ListMessageMoveTasksCommand,
   ListDeadLetterSourceQueuesCommand,
+  SetQueueAttributesCommand,
+  TagQueueCommand,
+  UntagQueueCommand,
+  AddPermissionCommand,
+  RemovePermissionCommand,
+  DeleteMessageCommand,
+  PurgeQueueCommand,
+  DeleteQueueCommand,
 } from "@aws-sdk/client-sqs";
 import { useServer, clockCases } from "./shared.mjs";
 
@@ -96,4 +104,37 @@ test("dead-letter queue: redrive policy and a move task", async () => {
   assert.equal(back.Body, "poison");
   assert.notEqual(back.MessageId, sent.MessageId, "a move task sends a new message");
   assert.deepEqual(await env.counts(dlq), [0, 0]);
+});
+
+test("operations without output members answer with an empty body", async () => {
+  // AWS answers them with a 200 and no body at all, not {}: the SDK must
+  // take that as success (and the raw response must be empty).
+  const { sqs } = env;
+  const QueueUrl = await env.createQueue("js-empty-outputs");
+  await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: "x" }));
+  const { ReceiptHandle } = (await sqs.send(new ReceiveMessageCommand({ QueueUrl }))).Messages[0];
+  const commands = [
+    new SetQueueAttributesCommand({ QueueUrl, Attributes: { DelaySeconds: "1" } }),
+    new TagQueueCommand({ QueueUrl, Tags: { a: "b" } }),
+    new UntagQueueCommand({ QueueUrl, TagKeys: ["a"] }),
+    new AddPermissionCommand({ QueueUrl, Label: "l", AWSAccountIds: ["111122223333"], Actions: ["SendMessage"] }),
+    new RemovePermissionCommand({ QueueUrl, Label: "l" }),
+    new ChangeMessageVisibilityCommand({ QueueUrl, ReceiptHandle, VisibilityTimeout: 60 }),
+    new DeleteMessageCommand({ QueueUrl, ReceiptHandle }),
+    new PurgeQueueCommand({ QueueUrl }),
+    new DeleteQueueCommand({ QueueUrl }),
+  ];
+  for (const command of commands) {
+    const { $metadata, ...rest } = await sqs.send(command);
+    assert.equal($metadata.httpStatusCode, 200, command.constructor.name);
+    assert.ok($metadata.requestId, `${command.constructor.name}: the request id survives`);
+    assert.deepEqual(rest, {}, command.constructor.name);
+  }
+  const raw = await fetch(env.baseURL, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-amz-json-1.0", "X-Amz-Target": "AmazonSQS.TagQueue" },
+    body: JSON.stringify({ QueueUrl: await env.createQueue("js-empty-raw"), Tags: { a: "b" } }),
+  });
+  assert.equal(raw.status, 200);
+  assert.equal(await raw.text(), "", "the body is empty");
 });

@@ -56,6 +56,27 @@
 // instead. Incoming queue URLs are resolved by their path alone
 // (/{account}/{name}), whatever their scheme and host.
 //
+// # Accounts and regions
+//
+// One handler serves every account and region, each with its own queues
+// (a scope of the broker, see [sqsq.Broker.Scope]). The region of a
+// request is that of its SigV4 credential scope — the Authorization
+// header's Credential=AKID/20240101/us-west-2/sqs/aws4_request, or a
+// presigned URL's X-Amz-Credential — else that of a regional Host
+// (sqs.us-west-2.…, us-west-2.queue.amazonaws.com), else the broker's; only
+// a name shaped as an AWS region counts, so a client configured with
+// region "local" stays in the broker's. The account is the access key id
+// when it is exactly 12 digits (the convention of other local emulators),
+// else the broker's. Clients of two regions therefore get two queues of the
+// same name, and a queue's URL, which has no region in it, names the queue
+// of the calling client's region. A QueueUrl of another account reaches
+// that account's queue, as on AWS when the queue's policy allows it (sqsq
+// enforces no access policy), so cross-account dead-letter queues and move
+// tasks work over the wire. A handler opens at most 64 scopes besides the
+// broker's own: a request for one more is refused with InvalidClientTokenId
+// (HTTP 403), so a client cycling through access keys cannot grow the
+// server without bound.
+//
 // # Hostile input
 //
 // Bad requests get a well-formed AWS error in the protocol of the request,
@@ -66,7 +87,7 @@
 // RequestEntityTooLarge; see [WithMaxRequestBytes]), text that is not UTF-8
 // (InvalidMessageContents for a body). Requests are not authenticated:
 // SigV4 signatures are accepted and ignored, as by every local SQS
-// emulator.
+// emulator; the credential only chooses the account and region.
 //
 // # Long polls
 //

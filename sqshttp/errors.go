@@ -22,6 +22,7 @@ const (
 	codeRequestEntityTooLarge sqsq.Code = "RequestEntityTooLarge"
 	codeRequestCanceled       sqsq.Code = "RequestCanceled"
 	codeInternalFailure       sqsq.Code = "InternalFailure"
+	codeInvalidClientTokenId  sqsq.Code = "InvalidClientTokenId"
 )
 
 // wireError is an error as the handler writes it: the core error plus the
@@ -48,6 +49,8 @@ func newWireError(code sqsq.Code, msg string) *wireError {
 		e.status = http.StatusRequestEntityTooLarge
 	case codeInternalFailure:
 		e.status = http.StatusInternalServerError
+	case codeInvalidClientTokenId:
+		e.status = http.StatusForbidden
 	}
 	return e
 }

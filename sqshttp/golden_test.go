@@ -61,6 +61,9 @@ func TestGolden(t *testing.T) {
 			jsonStep("ListQueueTags", `{"QueueUrl":"`+q+`orders"}`),
 			jsonStep("ListQueues", `{}`),
 			jsonStep("ReceiveMessage", `{"QueueUrl":"`+q+`orders"}`),
+			// No output members: an empty body, as AWS answers these two.
+			jsonStep("SetQueueAttributes", `{"QueueUrl":"`+q+`orders","Attributes":{"DelaySeconds":"1"}}`),
+			jsonStep("DeleteQueue", `{"QueueUrl":"`+q+`orders"}`),
 		}},
 		{"json_fifo_redrive", []step{
 			jsonStep("CreateQueue", `{"QueueName":"dlq.fifo","Attributes":{"FifoQueue":"true"}}`),
@@ -109,6 +112,8 @@ func TestGolden(t *testing.T) {
 			queryStep("/000000000000/orders", "Action", "ListQueues"),
 			queryStep("/", "Action", "SendMessage", "QueueUrl", q+"nope"),
 			queryStep("/", "Action", "ReceiveMessage", "QueueUrl", q+"nope", "WaitTimeSeconds", "x"),
+			queryStep("/", "Action", "CreateQueue", "QueueName", "orders"),
+			queryStep("/000000000000/orders", "Action", "SendMessageBatch", "Entries", ""), // botocore's empty list
 		}},
 	}
 	for _, c := range cases {

@@ -32,7 +32,7 @@ type operation struct {
 	name       string
 	input      reflect.Type // the SDK input struct
 	queueLevel bool         // the input has a QueueUrl member
-	result     bool         // the output has members (Query: an <OpResult> element)
+	result     bool         // the output has members (Query: an <OpResult> element; JSON: a body)
 	call       func(ctx context.Context, c *awssqs.Client, in any) (smithy.Serializable, error)
 }
 
@@ -102,6 +102,11 @@ type handler struct {
 	clients  sync.Map       // base URL → *awssqs.Client
 	nClients atomic.Int32
 
+	// Other accounts and regions than the broker's (see scope.go).
+	scopeMu sync.Mutex
+	scopes  map[scopeKey]*sqsq.Broker
+	scoped  map[scopedClientKey]*awssqs.Client
+
 	bufs    sync.Pool // *bytes.Buffer for request bodies
 	writers sync.Pool // *jsonWriter
 }
@@ -111,7 +116,9 @@ type handler struct {
 // on any path. Every request is answered as SQS answers it — a result, or
 // the error SQS sends, in the shape of its protocol — and never with a
 // panic or an internal error for bad input. Requests are not
-// authenticated; signatures are accepted and ignored.
+// authenticated; signatures are accepted and ignored. Each request is
+// served by the scope of b (see [sqsq.Broker.Scope]) of its credential's
+// account and region (see the package documentation).
 //
 // The handler translates requests with the [awssqs] adapter, so the
 // in-process client and the HTTP endpoint behave identically. It is safe
@@ -223,6 +230,10 @@ func (h *handler) putBody(buf *bytes.Buffer) {
 // invoke calls o with input in for request r. Receives end early, with
 // what they have, when the drain context ends (see [WithDrain]).
 func (h *handler) invoke(r *http.Request, o *operation, base string, in any, zeros present.Zeros) (smithy.Serializable, *wireError) {
+	c, werr := h.clientFor(r, base)
+	if werr != nil {
+		return nil, werr
+	}
 	ctx := r.Context()
 	draining := false
 	if h.cfg.drain != nil && o.name == "ReceiveMessage" {
@@ -234,7 +245,7 @@ func (h *handler) invoke(r *http.Request, o *operation, base string, in any, zer
 		draining = true
 	}
 	ctx = present.NewContext(ctx, zeros)
-	out, err := o.call(ctx, h.client(base), in)
+	out, err := o.call(ctx, c, in)
 	if err == nil {
 		return out, nil
 	}
@@ -269,14 +280,23 @@ func (h *handler) serveJSON(w http.ResponseWriter, r *http.Request, target strin
 		werr.writeJSON(w)
 		return
 	}
+	hdr := w.Header()
+	hdr.Set("Content-Type", jsonContentType)
+	if !o.result {
+		// An operation without output members answers with an empty body,
+		// not {}: AWS does (recorded for SetQueueAttributes and
+		// DeleteQueue), and the API reference says "an HTTP 200 response
+		// with an empty HTTP body".
+		hdr.Set("Content-Length", "0")
+		w.WriteHeader(http.StatusOK)
+		return
+	}
 	jw, _ := h.writers.Get().(*jsonWriter)
 	if jw == nil {
 		jw = &jsonWriter{}
 	}
 	jw.reset()
 	out.Serialize(jw)
-	hdr := w.Header()
-	hdr.Set("Content-Type", jsonContentType)
 	hdr.Set("Content-Length", strconv.Itoa(len(jw.buf)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(jw.buf)

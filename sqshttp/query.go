@@ -41,6 +41,7 @@ func (h *handler) serveQuery(w http.ResponseWriter, r *http.Request, id string) 
 		errorFor(err).writeXML(w, id)
 		return
 	}
+	emptyBatch(in.Elem())
 	base := h.baseURL(r)
 	if atQueue { // the queue URL names the queue unless a QueueUrl is given
 		if f := in.Elem().FieldByName("QueueUrl"); f.IsNil() {
@@ -76,6 +77,17 @@ func (h *handler) serveQuery(w http.ResponseWriter, r *http.Request, id string) 
 	hdr.Set("Content-Length", strconv.Itoa(len(xw.buf)))
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(xw.buf)
+}
+
+// emptyBatch makes the absent Entries of a batch input an empty list. The
+// Query protocol has no way to send an empty list: a batch without entries
+// comes as nothing at all, or as botocore's "Entries=", and SQS answers
+// both with EmptyBatchRequest, as it answers an empty list over JSON, not
+// with MissingParameter.
+func emptyBatch(in reflect.Value) {
+	if f := in.FieldByName("Entries"); f.IsValid() && f.IsNil() {
+		f.Set(reflect.MakeSlice(f.Type(), 0, 0))
+	}
 }
 
 // queryParams returns the parameters of a Query request: those of the URL

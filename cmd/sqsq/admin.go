@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -102,7 +103,8 @@ func (a admin) advance(w http.ResponseWriter, r *http.Request) {
 // receivers waits until at least ?atLeast=N (default 1) long polls are
 // parked on the queue, so that a test advances the clock only once its
 // receiver will see it; it answers {"parked": n}. It gives up when the
-// client does.
+// client does. ?account= and ?region= name a queue of another account or
+// region than the defaults.
 func (a admin) receivers(w http.ResponseWriter, r *http.Request) {
 	n := 1
 	if s := r.URL.Query().Get("atLeast"); s != "" {
@@ -112,7 +114,17 @@ func (a admin) receivers(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	q, err := a.b.GetQueue(r.Context(), r.PathValue("name"))
+	b := a.b
+	if account, region := r.URL.Query().Get("account"), r.URL.Query().Get("region"); account != "" || region != "" {
+		// A queue of another account or region (see sqsq.Broker.Scope).
+		account, region = cmp.Or(account, b.AccountID()), cmp.Or(region, b.Region())
+		if !scopeName(account) || !scopeName(region) {
+			writeError(w, http.StatusBadRequest, "account and region must be letters, digits, '-' and '_'")
+			return
+		}
+		b = b.Scope(account, region)
+	}
+	q, err := b.GetQueue(r.Context(), r.PathValue("name"))
 	if err != nil {
 		writeError(w, http.StatusNotFound, err.Error())
 		return
@@ -132,4 +144,18 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func writeError(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, map[string]string{"error": msg})
+}
+
+// scopeName reports whether s can name an account or region: letters,
+// digits, '-' and '_', as sqsq.Broker.Scope requires.
+func scopeName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }

@@ -13,9 +13,12 @@ import (
 	"github.com/sqsq/sqsq/awssqs"
 )
 
-// config is the -config file: the queues to create at start-up.
+// config is the -config file: the queues to create at start-up, and the
+// two switches of switches.go (a flag given on the command line wins).
 type config struct {
-	Queues []queueConfig `json:"queues"`
+	StaleDeleteRemoves bool          `json:"staleDeleteRemoves,omitempty"`
+	StrictNotInflight  bool          `json:"strictNotInflight,omitempty"`
+	Queues             []queueConfig `json:"queues"`
 }
 
 // queueConfig is one queue. Attributes are SQS's, as CreateQueue takes
@@ -35,20 +38,26 @@ type redriveConfig struct {
 	MaxReceiveCount     int    `json:"maxReceiveCount"`
 }
 
-// loadConfig creates the queues of the config file at path and returns how
-// many it created. It goes through the awssqs adapter, so a bad attribute
-// fails with the error SQS would give.
-func loadConfig(ctx context.Context, b *sqsq.Broker, path string) (int, error) {
+// readConfig reads the config file at path. It is read before the broker
+// exists, since its switches are broker options.
+func readConfig(path string) (config, error) {
+	var cfg config
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return 0, err
+		return cfg, err
 	}
-	var cfg config
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&cfg); err != nil {
-		return 0, fmt.Errorf("config %s: %w", path, err)
+		return cfg, fmt.Errorf("config %s: %w", path, err)
 	}
+	return cfg, nil
+}
+
+// createQueues creates the queues of cfg, read from path, and returns how
+// many it created. It goes through the awssqs adapter, so a bad attribute
+// fails with the error SQS would give.
+func createQueues(ctx context.Context, b *sqsq.Broker, cfg config, path string) (int, error) {
 	c := awssqs.New(b)
 	for _, q := range cfg.Queues {
 		attrs := map[string]string{}

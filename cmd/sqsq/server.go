@@ -28,6 +28,9 @@ type options struct {
 	logLevel  slog.Level
 	config    string
 	clock     string
+	// The switches of switches.go, as the command line gave them.
+	staleDeleteRemoves switchFlag
+	strictNotInflight  switchFlag
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -36,12 +39,16 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.SetOutput(stderr)
 	fs.Usage = usage(fs, stderr)
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:9324", "`host:port` to listen on (port 0 picks a free port)")
-	fs.StringVar(&o.region, "region", "us-east-1", "region of queue ARNs")
-	fs.StringVar(&o.accountID, "account-id", "000000000000", "account id of queue URLs and ARNs")
+	fs.StringVar(&o.region, "region", "us-east-1", "default region: of -config queues and of requests whose credential names none\n(every region is served: a request's SigV4 credential scope chooses)")
+	fs.StringVar(&o.accountID, "account-id", "000000000000", "default account id: of -config queues and of requests whose access key id is not 12 digits\n(every account is served: a 12-digit access key id names it)")
 	fs.StringVar(&o.baseURL, "base-url", "", "fixed scheme and host of returned queue URLs (default: those of each request)")
 	fs.TextVar(&o.logLevel, "log-level", slog.LevelInfo, "log `level`: debug (every request), info, warn or error")
-	fs.StringVar(&o.config, "config", "", "JSON `file` of queues to create at start-up (see README.md)")
+	fs.StringVar(&o.config, "config", "", "JSON `file` of queues to create at start-up, and switches (see README.md)")
 	fs.StringVar(&o.clock, "clock", "real", "`real`, or virtual: time stands still until POST /_sqsq/clock/advance moves it")
+	fs.Var(&o.staleDeleteRemoves, "stale-delete-removes", "DeleteMessage with a stale receipt handle (the message was received again since) deletes the message\n"+
+		"(default: it succeeds and deletes nothing, the unlucky case of AWS's \"might not be deleted\")")
+	fs.Var(&o.strictNotInflight, "strict-not-inflight", "ChangeMessageVisibility on a standard-queue message whose visibility already ended fails with\n"+
+		"MessageNotInflight (default: it succeeds and changes nothing, as observed on AWS)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -72,11 +79,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		mock.Set(time.Now().Truncate(time.Millisecond)) // start at today, then stand still
 		clk = mock
 	}
-	b := sqsq.NewBroker(sqsq.WithClock(clk), sqsq.WithRegion(o.region), sqsq.WithAccountID(o.accountID))
+	var cfg config
+	if o.config != "" {
+		if cfg, err = readConfig(o.config); err != nil {
+			return err
+		}
+	}
+	sw := resolveSwitches(o, cfg)
+	b := sqsq.NewBroker(append([]sqsq.Option{sqsq.WithClock(clk), sqsq.WithRegion(o.region), sqsq.WithAccountID(o.accountID)},
+		sw.options()...)...)
 	defer b.Close()
+	if sw != (switches{}) {
+		log.Info("non-default behaviour", "stale-delete-removes", sw.staleDeleteRemoves, "strict-not-inflight", sw.strictNotInflight)
+	}
 
 	if o.config != "" {
-		n, err := loadConfig(ctx, b, o.config)
+		n, err := createQueues(ctx, b, cfg, o.config)
 		if err != nil {
 			return err
 		}
@@ -106,7 +124,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	fmt.Fprintf(stdout, "sqsq serving SQS on http://%s (clock=%s, region=%s, account=%s)\n", ln.Addr(), o.clock, o.region, o.accountID)
+	fmt.Fprintf(stdout, "sqsq serving SQS on http://%s (clock=%s; every region and account, by default region=%s, account=%s)\n",
+		ln.Addr(), o.clock, o.region, o.accountID)
 
 	select {
 	case err := <-served:

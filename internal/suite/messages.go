@@ -328,8 +328,8 @@ func testSendValidation(e *env) {
 			"a": {DataType: aws.String("String"), StringListValues: []string{"x"}}}}, invalidParameter("SendMessage", "")},
 		{"an empty MessageGroupId is malformed, not absent (§3.8)", &sqs.SendMessageInput{MessageGroupId: aws.String("")},
 			invalidParameter("SendMessage", "Value  for parameter MessageGroupId is invalid. Reason: MessageGroupId can only include alphanumeric and punctuation characters. 1 to 128 in length.")},
-		{"a MessageDeduplicationId on a standard queue (§3.8)", &sqs.SendMessageInput{MessageDeduplicationId: aws.String("d")},
-			invalidParameter("SendMessage", "")},
+		{"a MessageDeduplicationId on a standard queue, in AWS's words, sic (§3.8)", &sqs.SendMessageInput{MessageDeduplicationId: aws.String("d")},
+			invalidParameter("SendMessage", "Value d for parameter MessageDeduplicationId is invalid. Reason: The request include parameter that is not valid for this queue type.")},
 		{"a system attribute other than AWSTraceHeader (§5.4)", &sqs.SendMessageInput{MessageSystemAttributes: map[string]types.MessageSystemAttributeValue{
 			"Other": {DataType: aws.String("String"), StringValue: aws.String("x")}}}, invalidParameter("SendMessage", "")},
 	}

@@ -17,6 +17,7 @@ var queueTests = []test{
 	{"queue URL in every form", testQueueURLForms},
 	{"get and set attributes", testAttributes},
 	{"tags", testTags},
+	{"tag or untag nothing", testTagsNone},
 	{"permissions", testPermissions},
 	{"purge", testPurge},
 }
@@ -217,6 +218,23 @@ func testTags(e *env) {
 	e.wantErr(err, wantErr{op: "TagQueue", code: "InvalidParameterValue", status: 400}, "the aws: prefix is reserved (§3.16)")
 }
 
+// testTagsNone: Tags and TagKeys are required, and an empty one is a missing
+// one, on both wires. The Query protocol cannot send an empty map or list,
+// so there "no tags" is the absent parameter, which SQS refuses with
+// MissingParameter; the same request over JSON gets the same answer.
+func testTagsNone(e *env) {
+	url := e.createQueue("untouched", nil)
+	_, err := e.api().TagQueue(e.ctx, &sqs.TagQueueInput{QueueUrl: aws.String(url), Tags: map[string]string{"keep": "me"}})
+	e.must(err, "TagQueue")
+	_, err = e.api().TagQueue(e.ctx, &sqs.TagQueueInput{QueueUrl: aws.String(url), Tags: map[string]string{}})
+	e.wantErr(err, missingParameter("TagQueue", "Tags"), "TagQueue with an empty Tags map (§3.16)")
+	_, err = e.api().UntagQueue(e.ctx, &sqs.UntagQueueInput{QueueUrl: aws.String(url), TagKeys: []string{}})
+	e.wantErr(err, missingParameter("UntagQueue", "TagKeys"), "UntagQueue with an empty TagKeys list (§3.16)")
+	out, err := e.api().ListQueueTags(e.ctx, &sqs.ListQueueTagsInput{QueueUrl: aws.String(url)})
+	e.must(err, "ListQueueTags")
+	e.diff(map[string]string{"keep": "me"}, out.Tags, "the refused calls change no tag")
+}
+
 func testPermissions(e *env) {
 	url := e.createQueue("shared", nil)
 	arn := e.arn(url)
@@ -227,7 +245,7 @@ func testPermissions(e *env) {
 		Version, Id string
 		Statement   []struct {
 			Sid, Effect, Resource string
-			Principal             struct{ AWS []string }
+			Principal             struct{ AWS string } // one account: a plain string, as on AWS
 			Action                []string
 		}
 	}
@@ -238,7 +256,14 @@ func testPermissions(e *env) {
 	s := policy.Statement[0]
 	e.diff([]string{"send", "Allow", arn}, []string{s.Sid, s.Effect, s.Resource}, "the statement's Sid, Effect and Resource")
 	e.diff([]string{"SQS:SendMessage", "SQS:GetQueueUrl"}, s.Action, "actions are prefixed SQS:")
-	e.diff([]string{"arn:aws:iam::111122223333:root"}, s.Principal.AWS, "accounts become root principals")
+	e.diff("arn:aws:iam::111122223333:root", s.Principal.AWS, "one account becomes one root principal, not a list")
+
+	before := e.attrs(url, "Policy")["Policy"]
+	_, err = e.api().AddPermission(e.ctx, &sqs.AddPermissionInput{QueueUrl: aws.String(url), Label: aws.String("owner"),
+		AWSAccountIds: []string{"111122223333"}, Actions: []string{"SendMessage", "RemovePermission"}})
+	e.wantErr(err, invalidParameter("AddPermission", "Value SQS:RemovePermission for parameter ActionName is invalid. "+
+		"Reason: Only the queue owner is allowed to invoke this action."), "an owner-only action cannot be granted (Developer Guide, cross-account limitations)")
+	e.diff(before, e.attrs(url, "Policy")["Policy"], "a refused AddPermission leaves the Policy as it was")
 
 	_, err = e.api().AddPermission(e.ctx, &sqs.AddPermissionInput{QueueUrl: aws.String(url), Label: aws.String("send"),
 		AWSAccountIds: []string{"111122223333"}, Actions: []string{"ReceiveMessage"}})

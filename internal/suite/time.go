@@ -99,7 +99,7 @@ func longPoll(url string, wait int32) *sqs.ReceiveMessageInput {
 
 func testTimeLongPollWokenBySend(e *env) {
 	url := e.createQueue("woken", nil)
-	ch := e.poll(longPoll(url, 2))
+	ch := e.poll(longPoll(url, 20))
 	e.waitParked(url, 1)
 	sent := e.h.Clock.Now()
 	e.send(url, "hi")
@@ -125,7 +125,7 @@ func testTimeVisibilityExpires(e *env) {
 	start := e.h.Clock.Now()
 	first := e.receive(&sqs.ReceiveMessageInput{QueueUrl: aws.String(url), VisibilityTimeout: 1})
 	e.diff([]string{"again"}, bodies(first), "the first receive")
-	ch := e.poll(longPoll(url, 2))
+	ch := e.poll(longPoll(url, 20))
 	e.waitParked(url, 1)
 	e.h.Clock.Advance(time.Second)
 	p := e.result(ch)
@@ -137,7 +137,7 @@ func testTimeDelayEnds(e *env) {
 	url := e.createQueue("delayed", nil)
 	start := e.h.Clock.Now()
 	e.sendIn(&sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String("later"), DelaySeconds: 1})
-	ch := e.poll(longPoll(url, 2))
+	ch := e.poll(longPoll(url, 20))
 	e.waitParked(url, 1)
 	e.h.Clock.Advance(time.Second)
 	p := e.result(ch)
@@ -165,7 +165,7 @@ func testTimeMoveTask(e *env) {
 	e.diff([]types.Message(nil), e.receiveN(src, 10), "the receive dead-letters them")
 	e.diff(3, e.counts(dlq)[0], "the DLQ holds them")
 
-	ch := e.poll(longPoll(src, 2))
+	ch := e.poll(longPoll(src, 20))
 	e.waitParked(src, 1)
 	start := e.h.Clock.Now()
 	_, err := e.api().StartMessageMoveTask(e.ctx, &sqs.StartMessageMoveTaskInput{SourceArn: aws.String(e.arn(dlq)),
@@ -181,7 +181,7 @@ func testTimeMoveTask(e *env) {
 		if len(got) == 3 {
 			break // the real clock may bring two to one receive
 		}
-		ch = e.poll(longPoll(src, 2))
+		ch = e.poll(longPoll(src, 20))
 		p, done := e.parkedOr(src, ch)
 		if !done {
 			e.h.Clock.Advance(100 * time.Millisecond)

@@ -1,0 +1,153 @@
+package sqsq
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+)
+
+// world is what the brokers of one endpoint share: a broker per (account,
+// region) scope, created by [Broker.Scope] on demand, all on one clock with
+// the options of the [NewBroker] that made the first. Queues of different
+// scopes are in different namespaces but can reach each other by ARN (a
+// dead-letter queue of another account, a move task back to it), so the
+// world keeps every live queue by ARN, the move tasks, and the count of
+// parked receives.
+type world struct {
+	opts []Option // those of NewBroker, which every member is made with
+
+	done      chan struct{} // closed by Close of any member
+	closeOnce sync.Once
+
+	// nextID numbers queues across members: a receive with a dead-letter
+	// queue and a move-task step lock two queues, possibly of two scopes,
+	// in id order.
+	nextID atomic.Uint64
+
+	runningTasks atomic.Int32 // move tasks not yet finished; read without mu
+	taskDue      atomic.Int64 // earliest next step of a running task (MaxInt64: none)
+
+	idleMu  sync.Mutex    // guards parked and idleSig (a leaf lock)
+	parked  int           // long polls parked on any queue
+	idleSig chan struct{} // closed when parked changes, if someone waits
+
+	// mu guards the fields below. It is a leaf lock: it is taken under a
+	// Broker.mu, a moveTask.mu or nothing, and nothing is locked under it.
+	mu      sync.Mutex
+	members map[scopeKey]*Broker
+	queues  map[string]*Queue // every live queue of every member, by ARN
+	tasks   taskTable
+}
+
+type scopeKey struct{ account, region string }
+
+func newWorld(opts []Option) *world {
+	w := &world{
+		opts:    append([]Option(nil), opts...),
+		done:    make(chan struct{}),
+		members: map[scopeKey]*Broker{},
+		queues:  map[string]*Queue{},
+	}
+	w.taskDue.Store(math.MaxInt64)
+	return w
+}
+
+// joinWorld makes NewBroker add a member to w instead of starting a world.
+func joinWorld(w *world) Option {
+	return optionFunc(func(c *config) { c.world = w })
+}
+
+// Scope returns the broker of accountID in region on the same endpoint as
+// b: another namespace of queues, with URLs and ARNs of that account and
+// region, on b's clock and with the options b was created with (a
+// [WithBaseURL] included; by default its URLs name its region). It is
+// created on the first call and the same broker is returned after; Scope
+// of b's own account and region returns b.
+//
+// The brokers of one endpoint reach each other's queues by ARN, as AWS
+// reaches queues of other accounts and regions when their policies allow:
+// a RedrivePolicy may name a dead-letter queue of another scope when that
+// queue's RedriveAllowPolicy is byQueue and lists the source (allowAll
+// covers only its own account and region), messages are dead-lettered
+// there, a move task takes them back, and [Broker.GetQueue] finds a queue
+// of another account by its URL or ARN. Access policies are not enforced.
+// Close of any of them closes them all: they are one endpoint.
+//
+// accountID and region must be non-empty and made of letters, digits, '-'
+// and '_' (a real account id has 12 digits); Scope panics otherwise.
+func (b *Broker) Scope(accountID, region string) *Broker {
+	if !scopeName(accountID) || !scopeName(region) {
+		panic("sqsq: Scope(" + accountID + ", " + region + "): account and region must be letters, digits, '-' and '_'")
+	}
+	w, k := b.w, scopeKey{accountID, region}
+	w.mu.Lock()
+	m := w.members[k]
+	w.mu.Unlock()
+	if m != nil {
+		return m
+	}
+	opts := append(w.opts[:len(w.opts):len(w.opts)], WithClock(b.clock), WithAccountID(accountID), WithRegion(region), joinWorld(w))
+	m = NewBroker(opts...)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if other := w.members[k]; other != nil { // another call made it first
+		return other
+	}
+	w.members[k] = m
+	return m
+}
+
+// scopeName reports whether s can be an account id or region: it goes into
+// ARNs (colon-separated) and URLs (slash-separated) unescaped.
+func scopeName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// register makes q findable by ARN from every member. Caller holds q.b.mu.
+func (w *world) register(q *Queue) {
+	w.mu.Lock()
+	w.queues[q.arn] = q
+	w.mu.Unlock()
+}
+
+// unregister forgets q, if it is still the queue of its ARN. Caller holds
+// q.b.mu.
+func (w *world) unregister(q *Queue) {
+	w.mu.Lock()
+	if w.queues[q.arn] == q {
+		delete(w.queues, q.arn)
+	}
+	w.mu.Unlock()
+}
+
+// queue returns the live queue with that ARN, of any member.
+func (w *world) queue(arn string) *Queue {
+	w.mu.Lock()
+	q := w.queues[arn]
+	w.mu.Unlock()
+	return q
+}
+
+// allQueues returns the live queues of every member.
+func (w *world) allQueues() []*Queue {
+	w.mu.Lock()
+	qs := make([]*Queue, 0, len(w.queues))
+	for _, q := range w.queues {
+		qs = append(qs, q)
+	}
+	w.mu.Unlock()
+	return qs
+}
+
+// sameScope reports whether q and other belong to the same account and
+// region.
+func (q *Queue) sameScope(other *Queue) bool { return q.b == other.b }

@@ -1,0 +1,161 @@
+package sqshttp
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/sqsq/sqsq"
+	"github.com/sqsq/sqsq/awssqs"
+)
+
+// One endpoint serves every account and region, as AWS's SDKs see it:
+// a request is for the region of its SigV4 credential scope and for the
+// account of its access key id, when that is 12 digits (the convention of
+// other local emulators; real key ids are never all digits). Each (account,
+// region) is a scope of the broker with its own queues (sqsq.Broker.Scope).
+
+// maxScopes bounds the scopes a handler opens besides the broker's own:
+// every new access key id or region of a client would otherwise cost the
+// server a namespace for good. A request for one more scope is refused
+// with InvalidClientTokenId.
+const maxScopes = 64
+
+// maxScopedClients bounds the cache of adapters of other scopes, by base
+// URL and scope; beyond it a request gets an adapter of its own.
+const maxScopedClients = 4 * maxScopes
+
+type scopeKey struct{ account, region string }
+
+type scopedClientKey struct {
+	base string
+	scopeKey
+}
+
+// clientFor returns the adapter serving r: the one of its account and
+// region, with queue URLs that start with base.
+func (h *handler) clientFor(r *http.Request, base string) (*awssqs.Client, *wireError) {
+	account, region := h.scopeOf(r)
+	if account == h.b.AccountID() && region == h.b.Region() {
+		return h.client(base), nil
+	}
+	k := scopedClientKey{base, scopeKey{account, region}}
+	h.scopeMu.Lock()
+	defer h.scopeMu.Unlock()
+	if c := h.scoped[k]; c != nil {
+		return c, nil
+	}
+	b := h.scopes[k.scopeKey]
+	if b == nil {
+		if len(h.scopes) >= maxScopes {
+			return nil, newWireError(codeInvalidClientTokenId, "The security token included in the request is invalid: sqsq serves at most "+
+				strconv.Itoa(maxScopes)+" accounts and regions besides its default on one endpoint, and this request is for one more (account "+
+				account+", region "+region+").")
+		}
+		if h.scopes == nil {
+			h.scopes = map[scopeKey]*sqsq.Broker{}
+			h.scoped = map[scopedClientKey]*awssqs.Client{}
+		}
+		b = h.b.Scope(account, region)
+		h.scopes[k.scopeKey] = b
+	}
+	c := awssqs.New(b, awssqs.WithBaseURL(base), awssqs.WithRequestIDFunc(noRequestID))
+	if len(h.scoped) < maxScopedClients {
+		h.scoped[k] = c
+	}
+	return c, nil
+}
+
+// scopeOf returns the account and region r is for. The region is the
+// credential scope's (the Authorization header's, or a presigned URL's
+// X-Amz-Credential), else the Host's (sqs.{region}.… or
+// {region}.queue.amazonaws.com), else the broker's; only a name shaped as
+// an AWS region counts, so the "local" or "elasticmq" of many set-ups
+// keeps meaning the default. The account is the access key id when it is
+// 12 digits, else the broker's.
+func (h *handler) scopeOf(r *http.Request) (account, region string) {
+	account, region = h.b.AccountID(), h.b.Region()
+	key, credRegion := credential(r)
+	if isAccountID(key) {
+		account = key
+	}
+	switch {
+	case isRegion(credRegion):
+		region = credRegion
+	case credRegion == "":
+		if hr := hostRegion(r.Host); isRegion(hr) {
+			region = hr
+		}
+	}
+	return account, region
+}
+
+// credential returns the access key id and region of r's SigV4 credential
+// scope ("AKID/20240101/us-west-2/sqs/aws4_request"), or "".
+func credential(r *http.Request) (key, region string) {
+	var scope string
+	if auth := r.Header.Get("Authorization"); auth != "" {
+		_, rest, ok := strings.Cut(auth, "Credential=")
+		if !ok {
+			return "", ""
+		}
+		scope, _, _ = strings.Cut(rest, ",")
+	} else if strings.Contains(r.URL.RawQuery, "X-Amz-Credential=") {
+		scope = r.URL.Query().Get("X-Amz-Credential")
+	}
+	key, rest, ok := strings.Cut(strings.TrimSpace(scope), "/")
+	if !ok {
+		return "", ""
+	}
+	_, rest, _ = strings.Cut(rest, "/") // the date
+	region, _, ok = strings.Cut(rest, "/")
+	if !ok {
+		return "", ""
+	}
+	return key, region
+}
+
+// hostRegion is the region of a regional SQS host name, or "".
+func hostRegion(host string) string {
+	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.Contains(host[i:], "]") {
+		host = host[:i] // the port
+	}
+	if rest, ok := strings.CutPrefix(host, "sqs."); ok {
+		region, _, _ := strings.Cut(rest, ".")
+		return region
+	}
+	if region, rest, ok := strings.Cut(host, "."); ok && strings.HasPrefix(rest, "queue.") {
+		return region
+	}
+	if host == "queue.amazonaws.com" { // the legacy endpoint of us-east-1
+		return "us-east-1"
+	}
+	return ""
+}
+
+// isAccountID reports whether s is 12 digits.
+func isAccountID(s string) bool { return len(s) == 12 && only(s, "0123456789") }
+
+// isRegion reports whether s has the shape of an AWS region: lower-case
+// words joined by '-', the first of 2–4 letters, the last a number of 1–2
+// digits (us-east-1, us-gov-west-1, ap-southeast-5).
+func isRegion(s string) bool {
+	first, rest, ok := strings.Cut(s, "-")
+	i := strings.LastIndexByte(rest, '-')
+	if !ok || i < 0 || len(s) > 32 || len(first) < 2 || len(first) > 4 || !only(first, "abcdefghijklmnopqrstuvwxyz") {
+		return false
+	}
+	middle, num := rest[:i], rest[i+1:]
+	return middle != "" && middle[0] != '-' && middle[len(middle)-1] != '-' && !strings.Contains(middle, "--") &&
+		only(middle, "abcdefghijklmnopqrstuvwxyz-") && num != "" && len(num) <= 2 && only(num, "0123456789")
+}
+
+// only reports whether every byte of s is one of chars.
+func only(s, chars string) bool {
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(chars, s[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}
