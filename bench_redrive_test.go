@@ -20,7 +20,9 @@ import (
 // BenchmarkMoveTaskDrain reports ns per moved message ("ns/msg") at three
 // DLQ depths; the drain is linear when ns/msg stays flat as the depth grows.
 // BenchmarkDeadLetterMove compares a receive that moves one message to the
-// DLQ with a plain receive.
+// DLQ with a plain receive. BenchmarkMoveTaskAfterFinishedTasks compares the
+// drain of 100,000 messages on a fresh broker with one after 20,000
+// finished tasks.
 
 // BenchmarkMoveTaskDrain drains a DLQ of n messages with a move task at the
 // maximum rate, 500 messages per second: the clock is advanced at once far
@@ -68,6 +70,74 @@ func BenchmarkMoveTaskDrain(b *testing.B) {
 				b.StopTimer()
 				elapsed += time.Since(wall)
 				if task.Status != sqsq.MoveTaskCompleted || task.ApproximateNumberOfMessagesMoved != int64(n) {
+					b.Fatalf("task %+v, want COMPLETED with %d moved", task, n)
+				}
+				moved += task.ApproximateNumberOfMessagesMoved
+				_ = broker.Close()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(elapsed.Nanoseconds())/float64(moved), "ns/msg")
+		})
+	}
+}
+
+// BenchmarkMoveTaskAfterFinishedTasks is BenchmarkMoveTaskDrain of 100,000
+// messages on a broker that has run none, or 20,000, move tasks before:
+// finished tasks, all on the drained DLQ (sources=1), or 10 on each of
+// 2,000 other DLQs (sources=2000, where the history keeps them all). A step
+// costs the same however many tasks have finished (compare ns/msg):
+//
+//	go test -run '^$' -bench 'MoveTaskAfterFinishedTasks' -benchtime=3x -count=1 .
+func BenchmarkMoveTaskAfterFinishedTasks(b *testing.B) {
+	const n = 100_000
+	for _, bc := range []struct{ finished, sources int }{{0, 1}, {20_000, 1}, {20_000, 2_000}} {
+		b.Run("finished="+strconv.Itoa(bc.finished)+"/sources="+strconv.Itoa(bc.sources), func(b *testing.B) {
+			b.ReportAllocs()
+			ctx := context.Background()
+			var moved int64
+			var elapsed time.Duration
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				clk := clock.NewMock()
+				clk.Set(dlqEpoch)
+				broker := sqsq.NewBroker(sqsq.WithClock(clk))
+				dlq := benchQueue(b, broker, "dlq", sqsq.QueueAttributes{})
+				benchQueue(b, broker, "src", sqsq.QueueAttributes{RedrivePolicy: sqsq.Some(&sqsq.RedrivePolicy{
+					DeadLetterTargetArn: dlq.ARN(), MaxReceiveCount: 1,
+				})})
+				dst := benchQueue(b, broker, "dst", sqsq.QueueAttributes{})
+				others := []*sqsq.Queue{dlq} // where the finished tasks ran
+				if bc.sources > 1 {
+					others = others[:0]
+					for k := 0; k < bc.sources; k++ {
+						other := benchQueue(b, broker, "dlq-"+strconv.Itoa(k), sqsq.QueueAttributes{})
+						benchQueue(b, broker, "src-"+strconv.Itoa(k), sqsq.QueueAttributes{RedrivePolicy: sqsq.Some(&sqsq.RedrivePolicy{
+							DeadLetterTargetArn: other.ARN(), MaxReceiveCount: 1,
+						})})
+						others = append(others, other)
+					}
+				}
+				// Tasks on empty DLQs: each completes on the next call.
+				for k := 0; k < bc.finished; k++ {
+					if _, err := broker.StartMoveTask(ctx, sqsq.StartMoveTaskInput{SourceArn: others[k%len(others)].ARN()}); err != nil {
+						b.Fatalf("finished task %d: %v", k, err)
+					}
+				}
+				benchFill(b, dlq, n)
+				wall := time.Now()
+				b.StartTimer()
+
+				if _, err := broker.StartMoveTask(ctx, sqsq.StartMoveTaskInput{
+					SourceArn: dlq.ARN(), DestinationArn: dst.ARN(), MaxNumberOfMessagesPerSecond: sqsq.Some(500),
+				}); err != nil {
+					b.Fatal(err)
+				}
+				clk.Add(time.Duration(n/500+1) * time.Second)
+				task := benchTask(b, broker, dlq)
+
+				b.StopTimer()
+				elapsed += time.Since(wall)
+				if task.Status != sqsq.MoveTaskCompleted || task.ApproximateNumberOfMessagesMoved != n {
 					b.Fatalf("task %+v, want COMPLETED with %d moved", task, n)
 				}
 				moved += task.ApproximateNumberOfMessagesMoved

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	idgen "github.com/sqsq/sqsq/internal/ids"
 	"github.com/sqsq/sqsq/internal/receipt"
@@ -39,9 +38,10 @@ type Broker struct {
 	runningTasks *atomic.Int32
 	taskDue      *atomic.Int64
 
-	mu        sync.Mutex // guards the fields below
-	queues    map[string]*Queue
-	deletedAt map[string]time.Time
+	mu         sync.Mutex // guards the fields below
+	queues     map[string]*Queue
+	queuesPeak mapPeak               // see shrinkMap
+	deleted    expiringMap[struct{}] // names deleted within the recreate delay (recreate.go)
 }
 
 // NewBroker returns an empty broker configured by opts.
@@ -64,12 +64,11 @@ func NewBroker(opts ...Option) *Broker {
 		key = receipt.NewKey()
 	}
 	b := &Broker{
-		cfg:       cfg,
-		clock:     cfg.clock,
-		ids:       ids,
-		receipts:  key,
-		queues:    map[string]*Queue{},
-		deletedAt: map[string]time.Time{},
+		cfg:      cfg,
+		clock:    cfg.clock,
+		ids:      ids,
+		receipts: key,
+		queues:   map[string]*Queue{},
 	}
 	b.w = cfg.world
 	if b.w == nil { // a new endpoint, of which b is the first scope
@@ -140,19 +139,20 @@ func (b *Broker) CreateQueue(ctx context.Context, in CreateQueueInput) (*Queue, 
 	if err := validateTags(in.Tags); err != nil {
 		return nil, err
 	}
-	b.syncTasks() // a task's step may need the queue's absence first
+	arn := b.queueARN(in.QueueName)
+	b.syncTasks(arn) // a task's step may need the queue's absence first
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	// The instant is read under b.mu, which orders CreateQueue against
 	// DeleteQueue: one read before it could predate a delete made while
 	// this call waited, and the name would look deleted in the future.
 	now := b.clock.Now()
-	for b.tasksDue(now.UnixNano()) { // a step fell due while waiting for b.mu
+	for b.tasksDue(now.UnixNano(), arn) { // a step fell due while waiting for b.mu
 		b.mu.Unlock()
-		b.syncTasks()
+		b.syncTasks(arn) // may panic in the user's Observer, with b.mu not held
 		b.mu.Lock()
 		now = b.clock.Now()
 	}
+	defer b.mu.Unlock() // only now: a deferred unlock of a mutex not held is fatal
 	if q, ok := b.queues[in.QueueName]; ok {
 		q.mu.Lock()
 		name := q.settings.differs(in.Attributes, q.fifo)
@@ -162,11 +162,8 @@ func (b *Broker) CreateQueue(ctx context.Context, in CreateQueueInput) (*Queue, 
 		}
 		return q, nil
 	}
-	if at, ok := b.deletedAt[in.QueueName]; ok {
-		if b.cfg.recreateDelay > 0 && now.Sub(at) < b.cfg.recreateDelay { // 0 disables the rule
-			return nil, newError(CodeQueueDeletedRecently, "You must wait 60 seconds after deleting a queue before you can create another with the same name.")
-		}
-		delete(b.deletedAt, in.QueueName)
+	if b.deletedRecently(in.QueueName, now) {
+		return nil, newError(CodeQueueDeletedRecently, "You must wait 60 seconds after deleting a queue before you can create another with the same name.")
 	}
 	if p, _ := in.Attributes.RedrivePolicy.Get(); p != nil {
 		target := b.queueByARNLocked(p.DeadLetterTargetArn)
@@ -181,6 +178,7 @@ func (b *Broker) CreateQueue(ctx context.Context, in CreateQueueInput) (*Queue, 
 		q.tags[k] = v
 	}
 	b.queues[in.QueueName] = q
+	b.queuesPeak.grew(len(b.queues))
 	b.w.register(q)
 	return q, nil
 }
@@ -259,15 +257,16 @@ func (b *Broker) DeleteQueue(ctx context.Context, ref string) error {
 	}
 	b.mu.Lock()
 	now := b.clock.Now() // under b.mu, as CreateQueue reads it
-	for b.tasksDue(now.UnixNano()) {
+	for b.tasksDue(now.UnixNano(), q.arn) {
 		b.mu.Unlock()
-		b.syncTasks()
+		b.syncTasks(q.arn)
 		b.mu.Lock()
 		now = b.clock.Now()
 	}
 	if b.queues[q.name] == q {
 		delete(b.queues, q.name)
-		b.deletedAt[q.name] = now
+		b.queues = shrinkMap(b.queues, &b.queuesPeak)
+		b.noteDeleted(q.name, now)
 		b.w.unregister(q)
 	}
 	b.mu.Unlock()

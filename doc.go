@@ -111,6 +111,8 @@
 // # Performance
 //
 // Nothing runs in the background, not even move tasks: each operation first
-// brings its queue (and any running move task) up to the clock's now. Every operation is O(1) amortized or O(log n) in queue
+// brings its queues, and the move tasks that move messages into or out of
+// them, up to the clock's now; of other tasks' backlog it carries out at
+// most 1,000 steps. Every operation is O(1) amortized or O(log n) in queue
 // depth; the README has the benchmark numbers.
 package sqsq

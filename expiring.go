@@ -3,17 +3,26 @@ package sqsq
 import "github.com/sqsq/sqsq/internal/pq"
 
 // expiringMap is a map whose entries end at an instant of the clock, for
-// the FIFO deduplication ids and receive attempt ids. Expiries arrive in
-// time order, so the expiry queue stays a ring: O(1) amortized per entry.
+// the FIFO deduplication ids, the receive attempt ids and the names of
+// recently deleted queues. Expiries arrive in time order, so the expiry
+// queue stays a ring: O(1) amortized per entry. The map gives its storage
+// back as it empties (see shrinkMap), and the expiry queue drops the
+// entries of replaced and deleted keys once they outnumber the live ones.
 type expiringMap[V any] struct {
 	m     map[string]expiringEntry[V]
-	order pq.Queue[string] // keys by expiry; stale when the key was put again
+	peak  mapPeak
+	order pq.Queue[string] // keys by expiry, Seq the put; stale when the key was put again or deleted
+	puts  uint64           // puts so far: names each put's order entry
 }
 
+// expiringEntry is a value and the put that set it: the order entry of
+// that put (which holds the expiry) has Seq == put.
 type expiringEntry[V any] struct {
-	expires int64
-	v       V
+	put uint64
+	v   V
 }
+
+func (x *expiringMap[V]) len() int { return len(x.m) }
 
 func (x *expiringMap[V]) get(key string) (V, bool) {
 	e, ok := x.m[key]
@@ -25,27 +34,74 @@ func (x *expiringMap[V]) put(key string, v V, expires int64) {
 	if x.m == nil {
 		x.m = map[string]expiringEntry[V]{}
 	}
-	x.m[key] = expiringEntry[V]{expires, v}
-	x.order.Push(pq.Entry[string]{Key: expires, Val: key})
+	x.puts++
+	x.m[key] = expiringEntry[V]{x.puts, v}
+	x.peak.grew(len(x.m))
+	x.order.Push(pq.Entry[string]{Key: expires, Seq: x.puts, Val: key})
+	x.compactOrder()
 }
 
-func (x *expiringMap[V]) delete(key string) { delete(x.m, key) }
+func (x *expiringMap[V]) delete(key string) {
+	delete(x.m, key)
+	x.m = shrinkMap(x.m, &x.peak)
+	x.compactOrder()
+}
 
-// expire drops the entries that ended at or before now.
-func (x *expiringMap[V]) expire(now int64) {
-	for {
-		e, ok := x.order.Peek()
-		if !ok || e.Key > now {
-			return
-		}
-		x.order.Pop()
-		if cur, ok := x.m[e.Val]; ok && cur.expires == e.Key {
-			delete(x.m, e.Val)
-		}
+// live reports whether e is the order entry of its key's current put.
+func (x *expiringMap[V]) live(e pq.Entry[string]) bool {
+	cur, ok := x.m[e.Val]
+	return ok && cur.put == e.Seq
+}
+
+// compactOrder drops the stale entries of the expiry queue once they
+// outnumber the live ones: amortized O(1) per put or delete, and the queue
+// stays proportional to the map even on a clock that never moves.
+func (x *expiringMap[V]) compactOrder() {
+	if x.order.Len() > 2*len(x.m)+1024 {
+		x.order.Compact(x.live)
 	}
 }
 
+// expire drops the entries that ended at or before now.
+func (x *expiringMap[V]) expire(now int64) {
+	dropped := false
+	for {
+		e, ok := x.order.Peek()
+		if !ok || e.Key > now {
+			break
+		}
+		x.order.Pop()
+		if x.live(e) {
+			delete(x.m, e.Val)
+			dropped = true
+		}
+	}
+	if dropped {
+		x.m = shrinkMap(x.m, &x.peak)
+	}
+}
+
+// limit drops the entries that end first until at most n are left, so the
+// map stays bounded when the clock stands still (a mock never advanced)
+// and nothing ever expires.
+func (x *expiringMap[V]) limit(n int) {
+	if len(x.m) <= n {
+		return
+	}
+	for len(x.m) > n {
+		e, ok := x.order.Pop()
+		if !ok {
+			break
+		}
+		if x.live(e) {
+			delete(x.m, e.Val)
+		}
+	}
+	x.m = shrinkMap(x.m, &x.peak)
+}
+
+// reset forgets every entry and releases the storage.
 func (x *expiringMap[V]) reset() {
-	clear(x.m)
+	x.m, x.peak = nil, 0
 	x.order.Reset()
 }

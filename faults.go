@@ -42,7 +42,12 @@ type Call struct {
 //
 // The broker consults the policy at its decision points, mostly with queue
 // locks held, so the methods must be safe for concurrent use and must not
-// call back into the broker. The broker enforces SQS's own rules whatever
+// call back into the broker. A method that panics does not break the
+// broker: the panic reaches the caller of the operation, with the queue
+// unlocked and its state whole — Reject, Sample and Duplicate are consulted
+// before the operation changes anything, Shuffle and LoseResponse after it
+// is complete (the received messages stay in flight, as with a lost
+// response). The broker enforces SQS's own rules whatever
 // the policy answers: on FIFO queues Sample, Duplicate and Shuffle are never
 // consulted (FIFO never delivers out of order, nor twice within a group's
 // lock), answers out of range are clamped, and injected errors are [*Error]
@@ -150,6 +155,13 @@ type Event struct {
 // dead-letter move of a [Broker], in order per queue. Install one with
 // [WithObserver]. Observe is called with queue locks held: it must be quick,
 // safe for concurrent use and must not call back into the broker.
+//
+// Observe is told once the operation is complete, so a panic in it does not
+// break the broker: the panic reaches the caller of the operation, which
+// stays applied (a received message stays in flight, as with a lost
+// response), with every lock released. A move task has no goroutine: its
+// steps run at the start of the broker's calls, and a panic told of a step
+// reaches the call that ran it.
 type Observer interface {
 	Observe(e Event)
 }
@@ -207,44 +219,49 @@ func (q *Queue) loseReceive(msgs []Message, err error) ([]Message, error) {
 }
 
 // takeHooked selects messages as take does, letting the fault policy
-// duplicate and reorder on standard queues and telling the observer. Caller
-// holds q.mu (and dlq.mu).
-func (q *Queue) takeHooked(in *ReceiveInput, max int, vis time.Duration, now int64, dlq *Queue) []Message {
-	f, o := q.b.cfg.faults, q.b.cfg.observer
-	if f == nil && o == nil {
-		if q.fifo {
-			return q.takeFIFO(in, max, vis, now, dlq)
-		}
-		return q.takeStandard(in, max, vis, now, dlq)
-	}
-	var out []Message
-	var dup *message
+// duplicate one on a standard queue (dup, or nil). It consults the policy
+// before it changes anything and tells no one: the rest of the user's code
+// waits until the queue is whole again (see tell). Caller holds q.mu (and
+// dlq.mu).
+func (q *Queue) takeHooked(in *ReceiveInput, max int, vis time.Duration, now int64, dlq *Queue) (out []Message, dup *message) {
 	if q.fifo {
-		out = q.takeFIFO(in, max, vis, now, dlq)
-	} else {
-		c := Call{Op: OpReceive, Queue: q.name}
-		if f != nil && q.nInflight > 0 {
-			if m := q.inflightAt(f.Duplicate(c, q.nInflight)); m != nil && !q.wouldDeadLetter(m) {
-				out = append(out, q.receiveOne(m, in, vis, now))
-				dup = m
-			}
-		}
-		out = append(out, q.takeStandard(in, max-len(out), vis, now, dlq)...)
-		if f != nil && len(out) > 1 {
-			f.Shuffle(c, len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
-		}
+		return q.takeFIFO(in, max, vis, now, dlq), nil
 	}
-	q.notifyTake(o, out, dup, vis, now)
-	return out
+	f := q.b.cfg.faults
+	if f == nil || q.nInflight == 0 {
+		return q.takeStandard(in, max, vis, now, dlq), nil
+	}
+	if m := q.inflightAt(f.Duplicate(Call{Op: OpReceive, Queue: q.name}, q.nInflight)); m != nil && !q.wouldDeadLetter(m) {
+		out = append(out, q.receiveOne(m, in, vis, now))
+		dup = m
+	}
+	return append(out, q.takeStandard(in, max-len(out), vis, now, dlq)...), dup
 }
 
-// notifyTake tells the observer of the deliveries of one selection (the
-// dead-letter moves tell it themselves). Caller holds q.mu.
-func (q *Queue) notifyTake(o Observer, out []Message, dup *message, vis time.Duration, now int64) {
+// tell runs the user's code of a receive's selection: the fault policy's
+// Shuffle, then the observer, told of the dead-letter moves and then of the
+// deliveries (dup is the one Duplicate injected). Receives call it last,
+// with the queue whole again — messages in flight, those received with
+// visibility 0 visible again, receivers woken — so a panic there leaves
+// nothing half done; the receive's deferred unlock then frees the queue.
+// Caller holds q.mu (and dlq.mu).
+func (q *Queue) tell(in *ReceiveInput, out []Message, dup *message, now int64) {
+	f, o := q.b.cfg.faults, q.b.cfg.observer
+	if f == nil && o == nil {
+		return
+	}
+	told := q.told
+	q.told = nil // taken before any user code runs: a panic must not leave them to the next receive
+	if f != nil && !q.fifo && len(out) > 1 {
+		f.Shuffle(Call{Op: OpReceive, Queue: q.name}, len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	}
 	if o == nil {
 		return
 	}
-	at := time.Unix(0, now)
+	for _, e := range told {
+		o.Observe(e)
+	}
+	at, vis := time.Unix(0, now), in.VisibilityTimeout.Or(q.settings.visibility)
 	for _, msg := range out {
 		m := msg.m
 		o.Observe(Event{Kind: EventReceived, At: at, Queue: q.name, MessageID: m.id, Body: m.body,

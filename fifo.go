@@ -20,6 +20,7 @@ type group struct {
 // fifoState is the part of a Queue only FIFO queues use. Guarded by Queue.mu.
 type fifoState struct {
 	groups      map[string]*group
+	groupsPeak  mapPeak          // see shrinkMap
 	availGroups pq.Queue[*group] // groups whose head is available, by head's available-since
 	locked      int              // groups with a message in flight
 	seqNum      uint64           // last SequenceNumber issued
@@ -52,7 +53,7 @@ func (f *fifoState) clear() {
 	for _, g := range f.groups {
 		g.gen++
 	}
-	clear(f.groups)
+	f.groups, f.groupsPeak = map[string]*group{}, 0 // clear would keep the storage
 	f.availGroups.Reset()
 	f.locked = 0
 	f.dedup.reset()
@@ -65,6 +66,7 @@ func (q *Queue) joinGroup(m *message) {
 	if g == nil {
 		g = &group{id: m.ext.groupID}
 		q.f.groups[g.id] = g
+		q.f.groupsPeak.grew(len(q.f.groups))
 	}
 	m.ext.group = g
 	g.msgs = append(g.msgs, m)
@@ -79,13 +81,21 @@ func (q *Queue) groupChanged(g *group) {
 	}
 	if g.head == len(g.msgs) {
 		delete(q.f.groups, g.id)
+		q.f.groups = shrinkMap(q.f.groups, &q.f.groupsPeak)
 		g.gen++
 		return
 	}
 	if g.head > 32 && g.head*2 > len(g.msgs) { // reclaim the consumed prefix
-		n := copy(g.msgs, g.msgs[g.head:])
-		clear(g.msgs[n:])
-		g.msgs, g.head = g.msgs[:n], 0
+		live := g.msgs[g.head:]
+		if c := cap(g.msgs); c > shrinkMinPeak && len(live) <= c/4 {
+			// A group that held a burst gives the storage back too.
+			g.msgs = append(make([]*message, 0, 2*len(live)), live...)
+		} else {
+			n := copy(g.msgs, live)
+			clear(g.msgs[n:])
+			g.msgs = g.msgs[:n]
+		}
+		g.head = 0
 	}
 	g.gen++
 	if h := g.msgs[g.head]; h.state == stateAvailable {

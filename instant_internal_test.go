@@ -218,13 +218,13 @@ func TestInstantIsReadUnderTheLock(t *testing.T) {
 		{"CancelMoveTask",
 			func(f *instantFixture) func() bool {
 				f.b.w.mu.Lock()
-				task := f.b.w.tasks.all[0]
+				task := f.b.w.tasks.bySource[f.dlq.ARN()][0]
 				f.b.w.mu.Unlock()
 				return allHeld(&task.mu)
 			},
 			func(f *instantFixture) error {
 				f.b.w.mu.Lock()
-				handle := f.b.w.tasks.all[0].handle
+				handle := f.b.w.tasks.bySource[f.dlq.ARN()][0].handle
 				f.b.w.mu.Unlock()
 				_, err := f.b.CancelMoveTask(f.ctx, handle)
 				return err

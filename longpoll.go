@@ -36,9 +36,9 @@ func (w *waiter) arm(clk clock.Clock, d time.Duration) {
 }
 
 // longPoll parks the caller until a message is available, the wait ends at
-// deadline, ctx ends or the broker closes. Caller holds q.mu (and dlq.mu);
-// longPoll releases them.
-func (q *Queue) longPoll(ctx context.Context, in *ReceiveInput, max int, deadline int64, dlq *Queue) ([]Message, error) {
+// deadline, ctx ends or the broker closes. Caller holds locks; longPoll
+// releases them, and records when it holds them again.
+func (q *Queue) longPoll(ctx context.Context, in *ReceiveInput, max int, deadline int64, locks *receiveLocks) ([]Message, error) {
 	w := &waiter{signal: make(chan struct{}, 1), max: max}
 	defer func() {
 		if w.timer != nil {
@@ -46,13 +46,13 @@ func (q *Queue) longPoll(ctx context.Context, in *ReceiveInput, max int, deadlin
 		}
 	}()
 	for {
-		if msgs, done := q.takeOrArm(w, in, max, deadline, dlq); done {
+		if msgs, done := q.takeOrArm(w, in, max, deadline, locks.dlq); done {
 			q.finishReceive(msgs)
-			q.unlockReceive(dlq)
+			locks.release()
 			return msgs, nil
 		}
 		q.park(w)
-		q.unlockReceive(dlq)
+		locks.release()
 
 		var err error
 		select {
@@ -76,9 +76,11 @@ func (q *Queue) longPoll(ctx context.Context, in *ReceiveInput, max int, deadlin
 		if err != nil {
 			return nil, err
 		}
+		var dlq *Queue
 		if _, dlq, err = q.lockReceive(); err != nil {
 			return nil, err
 		}
+		locks.hold(dlq)
 		if woken {
 			q.counters.LongPollWakeups++
 		}
@@ -108,10 +110,12 @@ func (q *Queue) takeOrArm(w *waiter, in *ReceiveInput, max int, deadline int64, 
 		if dlq != nil {
 			dlq.advance(now)
 		}
-		if msgs := q.take(in, max, now, dlq); len(msgs) > 0 || now >= deadline {
-			if len(msgs) > 0 && q.nAvail > 0 && q.parked > 0 {
-				q.wakeN(1) // more than this receiver could take: pass it on
-			}
+		msgs, dup := q.take(in, max, now, dlq)
+		if len(msgs) > 0 && q.nAvail > 0 && q.parked > 0 {
+			q.wakeN(1) // more than this receiver could take: pass it on
+		}
+		q.tell(in, msgs, dup, now) // the user's code, once the queue is whole
+		if len(msgs) > 0 || now >= deadline {
 			return msgs, true
 		}
 		until := deadline
@@ -120,13 +124,13 @@ func (q *Queue) takeOrArm(w *waiter, in *ReceiveInput, max int, deadline int64, 
 		}
 		// A move task's next step may bring a message here; nothing runs it
 		// but calls, so this receiver wakes for it (see syncTasks).
-		if due := q.b.taskDue.Load(); due > now && due < until {
+		if due := q.b.nextTaskStep(now); due < until {
 			until = due
 		}
 		// A step that fell due after lockReceive caught the tasks up (the
 		// clock moved since) has not run: look again at once, through
 		// lockReceive, rather than sleep past it.
-		if q.b.tasksDue(now) {
+		if q.b.tasksDue(now, q.arn) || dlq != nil && q.b.tasksDue(now, dlq.arn) {
 			w.ring()
 		}
 		// until > now: advance made everything due by now visible.
@@ -155,8 +159,12 @@ func (q *Queue) nextDeadline() (int64, bool) {
 	}
 }
 
+// park and unpark give back the storage of the waiters map after a load
+// of parked receives (not wakeOne: its callers range over the map).
 func (q *Queue) park(w *waiter) {
+	q.waiters = shrinkMap(q.waiters, &q.waitersPeak)
 	q.waiters[w] = struct{}{}
+	q.waitersPeak.grew(len(q.waiters))
 	q.setParked(q.parked + 1)
 }
 
@@ -164,6 +172,7 @@ func (q *Queue) park(w *waiter) {
 func (q *Queue) unpark(w *waiter) {
 	if _, ok := q.waiters[w]; ok {
 		delete(q.waiters, w)
+		q.waiters = shrinkMap(q.waiters, &q.waitersPeak)
 		q.setParked(q.parked - 1)
 	}
 }

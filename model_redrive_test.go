@@ -43,7 +43,9 @@ package sqsq_test
 //     message is due; FAILED (AWS.SimpleQueueService.NonExistentQueue) when
 //     the DLQ or the destination is gone or a message has no source to go
 //     back to; FAILED (TaskDurationExceeded) after 36 h; CANCELLING at the
-//     cancel instant, CANCELLED once the clock moves on.
+//     cancel instant, CANCELLED once the clock moves on. sqsq keeps the 11
+//     most recent tasks of each source ARN (ListMessageMoveTasks lists up to
+//     10): the handle of an older one names a task that does not exist.
 
 import (
 	"context"
@@ -513,6 +515,9 @@ func (r *rdModel) finishTask(t *rdTask) {
 	}
 }
 
+// rdTaskHistory is how many tasks sqsq keeps per source ARN, the newest.
+const rdTaskHistory = 11
+
 func rdTaskHandle(id, srcArn string) string {
 	b, _ := json.Marshal(struct {
 		TaskID    string `json:"taskId"`
@@ -565,9 +570,13 @@ func (r *rdModel) cancelTask(decodable bool, id, srcArn string) (int64, sqsq.Cod
 		return 0, sqsq.CodeInvalidParameterValue
 	}
 	var task *rdTask
-	for _, t := range r.tasks {
-		if t.id == id && t.srcArn == srcArn {
-			task = t
+	kept := 0
+	for i := len(r.tasks) - 1; i >= 0 && kept < rdTaskHistory; i-- {
+		if t := r.tasks[i]; t.srcArn == srcArn {
+			kept++
+			if t.id == id {
+				task = t
+			}
 		}
 	}
 	switch {

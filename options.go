@@ -85,7 +85,8 @@ func WithSenderID(id string) Option {
 // WithIDFunc makes the broker take message ids from f, so tests can pin them.
 // f must return a distinct string of at most 100 characters on each call; it
 // is called with the queue's lock held, so it must not call back into the
-// broker. The default returns random UUIDs.
+// broker. If it panics, the panic reaches the caller and the message it was
+// called for is not stored. The default returns random UUIDs.
 //
 // It pins receipt handles too: by default a broker signs its handles with a
 // random secret, so a handle of another broker or one forged from the layout
@@ -108,7 +109,9 @@ func WithInFlightLimit(n int) Option {
 }
 
 // WithRecreateDelay sets how long after DeleteQueue a queue of the same name
-// cannot be created again (default 60 s; 0 disables the rule).
+// cannot be created again (default 60 s; 0 disables the rule). A broker
+// remembers the names of its last 10,000 deletes within the delay: on a
+// clock that does not move, an older name can be used again.
 func WithRecreateDelay(d time.Duration) Option {
 	return optionFunc(func(cfg *config) { cfg.recreateDelay = max(d, 0) })
 }

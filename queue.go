@@ -53,12 +53,18 @@ type Queue struct {
 	// will take between them; a message they can take wakes no one else.
 	spare int
 
+	waitersPeak mapPeak // see shrinkMap
+
 	// redriveTarget mirrors settings.redrive's DLQ ARN, readable without the
 	// lock so a receive knows which queues to lock.
 	redriveTarget atomic.Pointer[string]
+	// dlSources lists the ARNs of the queues that have dead-lettered into
+	// this one, readable without the lock (see noteDeadLetterSource).
+	dlSources atomic.Pointer[[]string]
 
 	f     fifoState  // FIFO queues only
 	again []*message // scratch: received with visibility 0 during one take
+	told  []Event    // scratch: observer events of one take, for tell
 
 	counters Counters
 }
@@ -156,14 +162,14 @@ func (q *Queue) lock() (int64, error) {
 		if q.b.closed() {
 			return 0, ErrClosed
 		}
-		q.b.syncTasks() // takes queue locks, so before q.mu
+		q.b.syncTasks(q.arn) // takes queue locks, so before q.mu
 		q.mu.Lock()
 		if q.deleted {
 			q.mu.Unlock()
 			return 0, errQueueDoesNotExist()
 		}
 		now := q.b.clock.Now().UnixNano()
-		if q.b.tasksDue(now) { // a step fell due while waiting for q.mu
+		if q.b.tasksDue(now, q.arn) { // a step fell due while waiting for q.mu
 			q.mu.Unlock()
 			continue
 		}
@@ -276,6 +282,11 @@ func (q *Queue) remove(m *message) {
 	m.state = stateGone
 	q.slots[m.slot] = nil
 	q.free = append(q.free, m.slot)
+	if len(q.free) == len(q.slots) && cap(q.slots) > shrinkMinPeak {
+		// Emptied after a load: give the slots back (handles of the old
+		// slots resolve as gone, see lookup).
+		q.slots, q.free = nil, nil
+	}
 	if g := m.group(); g != nil {
 		if q.f.selecting {
 			q.f.dirty = append(q.f.dirty, g) // takeFIFO is walking g.msgs

@@ -29,7 +29,10 @@ type ReceiveInput struct {
 	// MessageAttributeNames selects message attributes: names, "prefix.*",
 	// or "All" (also ".*" and "*").
 	MessageAttributeNames []string
-	// ReceiveRequestAttemptId is accepted for FIFO queues.
+	// ReceiveRequestAttemptId is accepted for FIFO queues: a retry with the
+	// same id within 5 minutes returns the same messages and handles while
+	// none of them changed. A queue remembers its 10,000 latest ids (the
+	// bound matters only on a clock that does not move).
 	ReceiveRequestAttemptId string
 }
 
@@ -106,35 +109,57 @@ func (q *Queue) Receive(ctx context.Context, in ReceiveInput) ([]Message, error)
 	if err != nil {
 		return nil, err
 	}
+	// Released however the receive ends: the fault policy and the observer
+	// are the user's code, and a panic there must not leave q locked.
+	locks := receiveLocks{q: q, dlq: dlq, held: true}
+	defer locks.release()
 	if e := q.rejectReceive(); e != nil {
-		q.unlockReceive(dlq)
 		return nil, e
 	}
 	q.counters.ReceiveCalls++
 	wait := in.WaitTimeSeconds.Or(q.settings.wait)
 	if q.limitReached() && wait == 0 {
 		q.counters.EmptyReceives++
-		q.unlockReceive(dlq)
 		return nil, newError(CodeOverLimit, "Too many messages in flight: the queue has reached its limit of %d.", q.b.cfg.maxInFlight)
 	}
 	if q.fifo && in.ReceiveRequestAttemptId != "" {
 		if msgs, ok := q.replayAttempt(in.ReceiveRequestAttemptId, now); ok {
 			q.counters.Received += int64(len(msgs))
-			q.unlockReceive(dlq)
 			return msgs, nil
 		}
 	}
 	if wait == 0 {
 		max = q.sample(max)
 	}
-	msgs := q.take(&in, max, now, dlq)
+	msgs, dup := q.take(&in, max, now, dlq)
+	q.tell(&in, msgs, dup, now)
 	if len(msgs) > 0 || wait == 0 {
 		q.finishReceive(msgs)
-		q.unlockReceive(dlq)
+		locks.release()
 		return q.loseReceive(msgs, nil)
 	}
 	q.counters.LongPolls++
-	return q.loseReceive(q.longPoll(ctx, &in, max, now+int64(wait), dlq))
+	return q.loseReceive(q.longPoll(ctx, &in, max, now+int64(wait), &locks))
+}
+
+// receiveLocks are the locks a receive holds: q.mu, and dlq.mu when dlq is
+// not nil (see lockReceive). A long poll lets them go while it is parked
+// and takes them again, so a deferred release must know whether they are
+// held.
+type receiveLocks struct {
+	q, dlq *Queue
+	held   bool
+}
+
+// hold records that lockReceive locked the queues again.
+func (l *receiveLocks) hold(dlq *Queue) { l.dlq, l.held = dlq, true }
+
+// release unlocks the queues if they are held.
+func (l *receiveLocks) release() {
+	if l.held {
+		l.held = false
+		l.q.unlockReceive(l.dlq)
+	}
 }
 
 const maxVisibility = 12 * time.Hour
@@ -149,15 +174,17 @@ func (q *Queue) finishReceive(msgs []Message) {
 	}
 }
 
-// take selects up to max available messages and puts them in flight. Caller
-// holds q.mu.
-func (q *Queue) take(in *ReceiveInput, max int, now int64, dlq *Queue) []Message {
+// take selects up to max available messages and puts them in flight; dup
+// is the one the fault policy had delivered again, if any. It runs none of
+// the user's code but the policy's Duplicate, before it changes anything:
+// the caller calls tell when it is done with the queue. Caller holds q.mu.
+func (q *Queue) take(in *ReceiveInput, max int, now int64, dlq *Queue) (out []Message, dup *message) {
 	max = min(max, q.b.cfg.maxInFlight-q.nInflight)
 	if max <= 0 || q.nAvail == 0 && q.b.cfg.faults == nil {
-		return nil
+		return nil, nil
 	}
 	vis := in.VisibilityTimeout.Or(q.settings.visibility)
-	out := q.takeHooked(in, max, vis, now, dlq)
+	out, dup = q.takeHooked(in, max, vis, now, dlq)
 	// Messages received with visibility 0 are visible again, but only after
 	// the selection, so that one call never returns a message twice.
 	for _, m := range q.again {
@@ -166,9 +193,9 @@ func (q *Queue) take(in *ReceiveInput, max int, now int64, dlq *Queue) []Message
 	clear(q.again)
 	q.again = q.again[:0]
 	if len(out) > 0 && in.ReceiveRequestAttemptId != "" {
-		q.recordAttempt(in.ReceiveRequestAttemptId, out, vis, now)
+		q.recordAttempt(in.ReceiveRequestAttemptId, in, out, vis, now)
 	}
-	return out
+	return out, dup
 }
 
 // takeStandard returns available messages oldest-available first. Caller

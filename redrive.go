@@ -321,7 +321,7 @@ func (q *Queue) lockReceive() (now int64, dlq *Queue, err error) {
 		if q.b.closed() {
 			return 0, nil, ErrClosed
 		}
-		q.b.syncTasks()
+		q.b.syncTasks(q.arn, dlq.arn)
 		first, second := q, dlq
 		if dlq.id < q.id {
 			first, second = dlq, q
@@ -341,7 +341,7 @@ func (q *Queue) lockReceive() (now int64, dlq *Queue, err error) {
 		// The instant is read under both locks (see Queue.lock): a dead
 		// letter changes dlq too, so dlq's operations order it as well.
 		now = q.b.clock.Now().UnixNano()
-		if q.b.tasksDue(now) {
+		if q.b.tasksDue(now, q.arn, dlq.arn) {
 			q.mu.Unlock()
 			dlq.mu.Unlock()
 			continue
@@ -385,6 +385,8 @@ func (q *Queue) deadLetter(m *message, dlq *Queue, now int64) bool {
 	moved.md5.p.Store(m.md5.p.Load())
 	ext := dlq.extFor(m)
 	ext.dlqSource = q.arn
+	// A move task of dlq without a destination may send it back to q.
+	dlq.noteDeadLetterSource(q.arn)
 	enqueued := m.enqueuedAt // standard: retention keeps counting
 	if dlq.fifo {
 		ext.dedupID = m.id // independent messages that shared an id stay apart
@@ -395,11 +397,11 @@ func (q *Queue) deadLetter(m *message, dlq *Queue, now int64) bool {
 	q.counters.MovedToDLQ++
 	dlq.storeAt(moved, enqueued, now, 0)
 	dlq.counters.DeadLettered++
-	if o := q.b.cfg.observer; o != nil {
-		o.Observe(Event{Kind: EventDeadLettered, At: time.Unix(0, now), Queue: q.name, MessageID: m.id, Body: m.body,
+	dlq.wakeFor(moved)
+	if q.b.cfg.observer != nil { // told when the selection is whole (see tell)
+		q.told = append(q.told, Event{Kind: EventDeadLettered, At: time.Unix(0, now), Queue: q.name, MessageID: m.id, Body: m.body,
 			SentAt: time.UnixMilli(m.sentAt), ReceiveCount: int(m.receiveCount), DeadLetterQueue: dlq.name})
 	}
-	dlq.wakeFor(moved)
 	return true
 }
 

@@ -36,6 +36,7 @@ type world struct {
 	mu      sync.Mutex
 	members map[scopeKey]*Broker
 	queues  map[string]*Queue // every live queue of every member, by ARN
+	qpeak   mapPeak           // see shrinkMap
 	tasks   taskTable
 }
 
@@ -116,6 +117,7 @@ func scopeName(s string) bool {
 func (w *world) register(q *Queue) {
 	w.mu.Lock()
 	w.queues[q.arn] = q
+	w.qpeak.grew(len(w.queues))
 	w.mu.Unlock()
 }
 
@@ -125,6 +127,7 @@ func (w *world) unregister(q *Queue) {
 	w.mu.Lock()
 	if w.queues[q.arn] == q {
 		delete(w.queues, q.arn)
+		w.queues = shrinkMap(w.queues, &w.qpeak)
 	}
 	w.mu.Unlock()
 }

@@ -185,11 +185,11 @@ func (q *Queue) send(in *SendInput, size int, now int64) SendResult {
 	}
 	q.store(m, now, delay)
 	q.counters.Sent++
-	if o := q.b.cfg.observer; o != nil {
+	q.wakeFor(m)
+	if o := q.b.cfg.observer; o != nil { // last: a panic there leaves the send whole
 		o.Observe(Event{Kind: EventSent, At: time.Unix(0, now), Queue: q.name, MessageID: m.id,
 			Body: m.body, SentAt: time.UnixMilli(m.sentAt)})
 	}
-	q.wakeFor(m)
 	if m.ext != nil {
 		res.attrs, res.sysAt = m.ext.attrs, m.ext.sysAttrs
 	}

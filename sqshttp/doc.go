@@ -89,6 +89,29 @@
 // SigV4 signatures are accepted and ignored, as by every local SQS
 // emulator; the credential only chooses the account and region.
 //
+// A request whose handling panics — in the code the broker runs for its
+// user, an Observer or a Faults policy — is answered as AWS answers a
+// failure of its own, HTTP 500 InternalFailure, and logged with its stack
+// (see [WithLogger]); the broker stays usable.
+//
+// # Slow clients and web pages
+//
+// The handler protects what it owns, the request bodies: it reads a body as
+// it arrives, never allocating by the announced Content-Length, refuses
+// one over [WithMaxRequestBytes] (4 MiB), and bounds the memory of all
+// bodies being received at once by [WithMaxRequestBytesInFlight] (64 MiB;
+// beyond it a request gets HTTP 503 ServiceUnavailable, which the SDKs
+// retry). The rest belongs to the server that runs it, and cmd/sqsq sets
+// it: on the http.Server a ReadHeaderTimeout, a ReadTimeout (net/http
+// clears the read deadline once the body is read, so it does not cut a
+// long poll's wait, which is the response's), an IdleTimeout for
+// keep-alive connections and a MaxHeaderBytes, and no WriteTimeout shorter
+// than the longest long poll (20 s); on the net.Listener, a limit of
+// connections. A handler served where a web browser can reach it — any
+// port on the loopback interface is — should be wrapped in [LoopbackOnly],
+// which refuses requests that web pages send and requests for host names
+// that are not this machine's (DNS rebinding).
+//
 // # Long polls
 //
 // A ReceiveMessage with a wait parks on the broker's clock and ends when

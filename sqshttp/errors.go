@@ -69,6 +69,12 @@ func errorFor(err error) *wireError {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return newWireError(codeRequestCanceled, "The request was cancelled.")
 	}
+	return errInternal()
+}
+
+// errInternal is SQS's common error for a failure of its own (API
+// Reference, Common Errors: InternalFailure, HTTP 500).
+func errInternal() *wireError {
 	return newWireError(codeInternalFailure, "The request processing has failed because of an unknown error.")
 }
 

@@ -109,6 +109,10 @@ type handler struct {
 
 	bufs    sync.Pool // *bytes.Buffer for request bodies
 	writers sync.Pool // *jsonWriter
+
+	// receiving is the memory of the bodies being received now, which
+	// cfg.maxInFlight bounds (see readBody).
+	receiving atomic.Int64
 }
 
 // NewHandler returns an http.Handler that serves Amazon SQS over b: the
@@ -185,7 +189,10 @@ func (h *handler) baseURL(r *http.Request) string {
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	id := h.cfg.requestID()
 	w.Header().Set("x-amzn-RequestId", id)
-	if target := r.Header.Get("X-Amz-Target"); target != "" || strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-amz-json") {
+	target := r.Header.Get("X-Amz-Target")
+	isJSON := target != "" || strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-amz-json")
+	defer h.recoverPanic(w, r, id, isJSON) // see panic.go
+	if isJSON {
 		h.serveJSON(w, r, target)
 		return
 	}
@@ -193,31 +200,91 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // readBody reads r's body into a pooled buffer, which the caller returns
-// with h.bufs.Put. It fails when the body is larger than the limit.
+// with h.putBody. It fails when the body is larger than the limit, when it
+// cannot be read (the client stalled past the server's read deadline, or
+// went away), and when the bodies being received already hold the
+// handler's memory budget (see [WithMaxRequestBytesInFlight]).
+//
+// The buffer grows with the bytes that arrive, not with the length the
+// request announces: a client that announces 4 MiB and sends 4 bytes
+// costs a few KiB, so stalled clients cannot make the server allocate
+// what they never send. Growth doubles, from bodyChunk up to the announced
+// length (or the limit), so at most about twice the bytes received are
+// allocated, and each growth is charged to the budget.
 func (h *handler) readBody(r *http.Request) (*bytes.Buffer, *wireError) {
 	tooLarge := newWireError(codeRequestEntityTooLarge,
 		"Request body must be no larger than "+strconv.FormatInt(h.cfg.maxBody, 10)+" bytes.")
 	if r.ContentLength > h.cfg.maxBody {
 		return nil, tooLarge
 	}
+	limit := h.cfg.maxBody + 1 // one byte more tells a body over the limit
 	buf, _ := h.bufs.Get().(*bytes.Buffer)
 	if buf == nil {
 		buf = new(bytes.Buffer)
 	}
 	buf.Reset()
-	if r.ContentLength > 0 {
-		buf.Grow(int(r.ContentLength) + 1)
+	// A pooled buffer's memory exists already: only growth is charged.
+	data, held := buf.Bytes(), int64(0)
+	defer func() { h.receiving.Add(-held) }()
+	for {
+		end := min(int64(cap(data)), limit)
+		if int64(len(data)) == end {
+			if end == limit {
+				break // the body reached the limit
+			}
+			n := min(max(2*int64(cap(data)), bodyChunk), limit)
+			if announced := r.ContentLength + 1; int64(cap(data)) < announced {
+				n = min(n, announced) // the +1 reads the end without growing
+			}
+			// Charge the growth: the old array is garbage once copied.
+			if !h.charge(n - held) {
+				h.putBody(buf)
+				return nil, newWireError(sqsq.CodeServiceUnavailable, "The request bodies being received hold the "+
+					strconv.FormatInt(h.inFlightBudget(), 10)+" bytes the server allows them; retry later.")
+			}
+			grown := make([]byte, len(data), n)
+			copy(grown, data)
+			data, held, end = grown, n, n
+		}
+		m, err := r.Body.Read(data[len(data):end])
+		data = data[:len(data)+m]
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			h.putBody(buf)
+			return nil, newWireError(codeRequestCanceled, "The request body could not be read.")
+		}
 	}
-	_, err := buf.ReadFrom(io.LimitReader(r.Body, h.cfg.maxBody+1))
-	if int64(buf.Len()) > h.cfg.maxBody {
+	*buf = *bytes.NewBuffer(data)
+	if int64(len(data)) > h.cfg.maxBody {
 		h.putBody(buf)
 		return nil, tooLarge
 	}
-	if err != nil {
-		h.putBody(buf)
-		return nil, newWireError(codeRequestCanceled, "The request body could not be read.")
-	}
 	return buf, nil
+}
+
+// bodyChunk is the first allocation for a body that is not in a pooled
+// buffer: a typical SQS request fits, and a stalled client holds no more.
+const bodyChunk = 4 << 10
+
+// inFlightBudget is the memory the bodies being received may hold: the
+// configured budget, and at least one body of the largest size.
+func (h *handler) inFlightBudget() int64 { return max(h.cfg.maxInFlight, h.cfg.maxBody+1) }
+
+// charge takes n bytes of the in-flight budget, or reports that they are
+// not there.
+func (h *handler) charge(n int64) bool {
+	budget := h.inFlightBudget()
+	for {
+		cur := h.receiving.Load()
+		if cur+n > budget {
+			return false
+		}
+		if h.receiving.CompareAndSwap(cur, cur+n) {
+			return true
+		}
+	}
 }
 
 // putBody returns a body buffer to the pool, unless it grew large.

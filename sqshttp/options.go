@@ -2,6 +2,7 @@ package sqshttp
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 
 	"github.com/sqsq/sqsq/internal/ids"
@@ -18,18 +19,25 @@ type optionFunc func(*config)
 func (f optionFunc) apply(c *config) { f(c) }
 
 type config struct {
-	baseURL   string
-	requestID func() string
-	maxBody   int64
-	drain     context.Context
+	baseURL     string
+	requestID   func() string
+	maxBody     int64
+	maxInFlight int64
+	drain       context.Context
+	log         *slog.Logger // nil: slog.Default()
 }
 
 // DefaultMaxRequestBytes is the default limit on a request body: room for
 // a 1 MiB batch however its client escapes it.
 const DefaultMaxRequestBytes = 4 << 20
 
+// DefaultMaxRequestBytesInFlight is the default memory budget of the
+// request bodies being received at once: sixteen bodies of the largest
+// default size, or some thirty 1 MiB batches.
+const DefaultMaxRequestBytesInFlight = 64 << 20
+
 func defaultConfig() config {
-	return config{requestID: ids.NewRandom(), maxBody: DefaultMaxRequestBytes}
+	return config{requestID: ids.NewRandom(), maxBody: DefaultMaxRequestBytes, maxInFlight: DefaultMaxRequestBytesInFlight}
 }
 
 // WithBaseURL fixes the scheme and host of the queue URLs the handler
@@ -66,6 +74,26 @@ func WithMaxRequestBytes(n int64) Option {
 	})
 }
 
+// WithMaxRequestBytesInFlight sets the memory budget of the request bodies
+// the handler is receiving at once, across all requests (default
+// [DefaultMaxRequestBytesInFlight]; never less than one body of the
+// largest size). A body's buffer grows with the bytes that arrive — a
+// client that announces a large body and sends little holds a few KiB —
+// and each growth is charged to the budget until the body is complete. A
+// request whose body would take the budget past its end is refused at once
+// with HTTP 503 and the error code ServiceUnavailable, which the AWS SDKs
+// retry, so clients that stall mid-body cannot make the server hold more
+// than this. n ≤ 0 restores the default.
+func WithMaxRequestBytesInFlight(n int64) Option {
+	return optionFunc(func(c *config) {
+		if n > 0 {
+			c.maxInFlight = n
+		} else {
+			c.maxInFlight = DefaultMaxRequestBytesInFlight
+		}
+	})
+}
+
 // WithDrain makes long polls end when ctx is done: a receive parked for
 // messages returns at once with what it has (nothing), as if its wait had
 // ended, so a server can shut down gracefully without waiting up to 20
@@ -73,4 +101,12 @@ func WithMaxRequestBytes(n int64) Option {
 // requests are not affected.
 func WithDrain(ctx context.Context) Option {
 	return optionFunc(func(c *config) { c.drain = ctx })
+}
+
+// WithLogger makes the handler log to l. It logs what it cannot answer as
+// SQS would: a request whose handling panicked — in the code a broker runs
+// for its user, an Observer or a Faults policy, or in sqsq itself — at
+// error level, with the stack. nil, the default, logs to slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return optionFunc(func(c *config) { c.log = l })
 }

@@ -28,6 +28,12 @@ type options struct {
 	logLevel  slog.Level
 	config    string
 	clock     string
+	// The server's protections (see protections.go).
+	allowHosts        hostList
+	readHeaderTimeout time.Duration
+	readTimeout       time.Duration
+	idleTimeout       time.Duration
+	maxConns          int
 	// The switches of switches.go, as the command line gave them.
 	staleDeleteRemoves switchFlag
 	strictNotInflight  switchFlag
@@ -45,6 +51,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.TextVar(&o.logLevel, "log-level", slog.LevelInfo, "log `level`: debug (every request), info, warn or error")
 	fs.StringVar(&o.config, "config", "", "JSON `file` of queues to create at start-up, and switches (see README.md)")
 	fs.StringVar(&o.clock, "clock", "real", "`real`, or virtual: time stands still until POST /_sqsq/clock/advance moves it")
+	fs.Var(&o.allowHosts, "allow-host", "`host` names to serve besides loopback names (localhost, *.localhost, 127.0.0.1, [::1]) and the listening\n"+
+		"address: repeat the flag or separate names by commas; *.example allows every name under example, * any Host")
+	fs.DurationVar(&o.readHeaderTimeout, "read-header-timeout", 10*time.Second, "longest time a client may take to send a request's headers")
+	fs.DurationVar(&o.readTimeout, "read-timeout", 30*time.Second, "longest time a client may take to send a request's headers and body\n"+
+		"(the answer, a long poll's included, is not limited)")
+	fs.DurationVar(&o.idleTimeout, "idle-timeout", 60*time.Second, "an idle keep-alive connection is closed after this long")
+	fs.IntVar(&o.maxConns, "max-conns", 1024, "most connections served at once (0: no limit); further clients wait to be accepted")
 	fs.Var(&o.staleDeleteRemoves, "stale-delete-removes", "DeleteMessage with a stale receipt handle (the message was received again since) deletes the message\n"+
 		"(default: it succeeds and deletes nothing, the unlucky case of AWS's \"might not be deleted\")")
 	fs.Var(&o.strictNotInflight, "strict-not-inflight", "ChangeMessageVisibility on a standard-queue message whose visibility already ended fails with\n"+
@@ -57,6 +70,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.clock != "real" && o.clock != "virtual" {
 		return o, fmt.Errorf("-clock must be real or virtual, not %q", o.clock)
+	}
+	if err := o.checkProtections(); err != nil {
+		return o, err
 	}
 	return o, nil
 }
@@ -103,7 +119,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	drain, drained := context.WithCancel(context.Background())
 	defer drained()
-	opts := []sqshttp.Option{sqshttp.WithDrain(drain)}
+	opts := []sqshttp.Option{sqshttp.WithDrain(drain), sqshttp.WithLogger(log)}
 	if o.baseURL != "" {
 		opts = append(opts, sqshttp.WithBaseURL(o.baseURL))
 	}
@@ -117,10 +133,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{
-		Handler:           logRequests(log, mux),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	srv := o.server(logRequests(log, sqshttp.LoopbackOnly(mux, o.allowedHosts()...)))
+	srv.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
+	if o.maxConns > 0 {
+		ln = newLimitListener(ln, o.maxConns)
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
