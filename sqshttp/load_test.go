@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -28,6 +27,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/sqsq/sqsq"
+	"github.com/sqsq/sqsq/internal/procstat"
 	"github.com/sqsq/sqsq/sqshttp"
 )
 
@@ -358,48 +358,22 @@ func startChild(t *testing.T, role string) *child {
 	return c
 }
 
-// cpu returns the child's CPU time so far: the sum of its threads' time on
-// a CPU (schedstat, nanoseconds), or utime+stime in clock ticks when
-// schedstat is missing.
+// cpu returns the child's CPU time so far (see procstat.CPU).
 func (c *child) cpu(t *testing.T) time.Duration {
-	pid := c.cmd.Process.Pid
-	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
-	var ns int64
-	for _, f := range tasks {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue // the thread exited
-		}
-		v, _ := strconv.ParseInt(strings.Fields(string(b))[0], 10, 64)
-		ns += v
-	}
-	if ns > 0 {
-		return time.Duration(ns)
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	d, err := procstat.CPU(c.cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := strings.Fields(string(b)[strings.LastIndexByte(string(b), ')')+2:])
-	ut, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(ut+st) * 10 * time.Millisecond // CLK_TCK 100
+	return d
 }
 
 // hwm returns the child's peak resident memory (VmHWM) in bytes.
 func (c *child) hwm(t *testing.T) int64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.cmd.Process.Pid))
+	m, err := procstat.ReadMemory(c.cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	t.Fatal("no VmHWM")
-	return 0
+	return m.HWM
 }
 
 // loadClient is the real SDK, with its MD5 checks and its retries, on a
