@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sqsq/sqsq"
+	"github.com/sqsq/sqsq/internal/latency"
 )
 
 // BenchmarkLongPollWake measures, on the real clock as users run sqsq, how
@@ -106,9 +107,9 @@ func benchLongPollWake(b *testing.B, receivers int) {
 		}
 	}
 	b.StopTimer()
-	reportLatencies(b, "", lat)
+	latency.Report(b, "", lat)
 	slices.Sort(sends)
-	b.ReportMetric(micros(quantile(sends, 0.99)), "send-p99-µs")
+	b.ReportMetric(latency.Micros(latency.Quantile(sends, 0.99)), "send-p99-µs")
 }
 
 // BenchmarkLongPollWakeBatch is BenchmarkLongPollWake for batch consumers:
@@ -210,26 +211,6 @@ func benchLongPollWakeBatch(b *testing.B, receivers int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	reportLatencies(b, "", lat)
+	latency.Report(b, "", lat)
 	b.ReportMetric(float64(after.LongPollWakeups-before.LongPollWakeups)/float64(b.N), "wakeups/op")
 }
-
-// reportLatencies reports the p50, p99 and max of ds (sorted in place) in
-// microseconds, with the metric names prefixed by prefix.
-func reportLatencies(b *testing.B, prefix string, ds []time.Duration) {
-	if len(ds) == 0 {
-		return
-	}
-	slices.Sort(ds)
-	b.ReportMetric(micros(quantile(ds, 0.50)), prefix+"p50-µs")
-	b.ReportMetric(micros(quantile(ds, 0.99)), prefix+"p99-µs")
-	b.ReportMetric(micros(ds[len(ds)-1]), prefix+"max-µs")
-}
-
-// quantile returns the q-quantile of sorted ds (nearest rank).
-func quantile(ds []time.Duration, q float64) time.Duration {
-	i := int(float64(len(ds))*q+0.999999) - 1
-	return ds[max(0, min(i, len(ds)-1))]
-}
-
-func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }

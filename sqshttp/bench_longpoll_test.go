@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -15,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/sqsq/sqsq"
+	"github.com/sqsq/sqsq/internal/latency"
 	"github.com/sqsq/sqsq/sqshttp"
 )
 
@@ -122,25 +122,5 @@ func benchLongPollWakeHTTP(b *testing.B, consumers int) {
 		}
 	}
 	b.StopTimer()
-	reportLatencies(b, lat)
+	latency.Report(b, "", lat)
 }
-
-// reportLatencies reports the p50, p99 and max of ds (sorted in place) in
-// microseconds.
-func reportLatencies(b *testing.B, ds []time.Duration) {
-	if len(ds) == 0 {
-		return
-	}
-	slices.Sort(ds)
-	b.ReportMetric(micros(quantile(ds, 0.50)), "p50-µs")
-	b.ReportMetric(micros(quantile(ds, 0.99)), "p99-µs")
-	b.ReportMetric(micros(ds[len(ds)-1]), "max-µs")
-}
-
-// quantile returns the q-quantile of sorted ds (nearest rank).
-func quantile(ds []time.Duration, q float64) time.Duration {
-	i := int(float64(len(ds))*q+0.999999) - 1
-	return ds[max(0, min(i, len(ds)-1))]
-}
-
-func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
