@@ -10,9 +10,9 @@ import (
 	"github.com/sqsq/sqsq"
 )
 
-// TestReadmeRedelivery is the README's test on a mock clock, kept here so
+// TestRedelivery is the README's test on a mock clock, kept here so
 // it cannot rot.
-func TestReadmeRedelivery(t *testing.T) {
+func TestRedelivery(t *testing.T) {
 	ctx, clk := context.Background(), clock.NewMock()
 	b := sqsq.NewBroker(sqsq.WithClock(clk))
 	q, _ := b.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: "orders"})
@@ -24,4 +24,43 @@ func TestReadmeRedelivery(t *testing.T) {
 		t.Fatal("receipt handles rotate")
 	}
 	q.Delete(ctx, again[0].ReceiptHandle)
+}
+
+// TestReadmeLongPoll is the README's long poll on a mock clock.
+func TestReadmeLongPoll(t *testing.T) {
+	ctx, clk := context.Background(), clock.NewMock()
+	b := sqsq.NewBroker(sqsq.WithClock(clk))
+	q, _ := b.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: "orders"})
+
+	done := make(chan []sqsq.Message, 1)
+	go func() {
+		msgs, _ := q.Receive(ctx, sqsq.ReceiveInput{WaitTimeSeconds: sqsq.Some(20 * time.Second)})
+		done <- msgs
+	}()
+	q.WaitForReceivers(ctx, 1) // returns once the receiver's timer is armed
+	clk.Add(20 * time.Second)
+	msgs := <-done // empty: the wait ended
+
+	if len(msgs) != 0 {
+		t.Fatalf("got %d messages, want none", len(msgs))
+	}
+}
+
+// TestReadmeScope is the README's dead-letter queue in another account.
+func TestReadmeScope(t *testing.T) {
+	ctx := context.Background()
+	b := sqsq.NewBroker(sqsq.WithClock(clock.NewMock()))
+
+	partner := b.Scope("111111111111", "us-east-1")
+	dlq, _ := partner.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: "dlq",
+		Attributes: sqsq.QueueAttributes{RedriveAllowPolicy: sqsq.Some(&sqsq.RedriveAllowPolicy{
+			RedrivePermission: sqsq.RedriveByQueue,
+			SourceQueueArns:   []string{"arn:aws:sqs:us-east-1:000000000000:orders"}})}})
+	orders, _ := b.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: "orders",
+		Attributes: sqsq.QueueAttributes{RedrivePolicy: sqsq.Some(&sqsq.RedrivePolicy{
+			DeadLetterTargetArn: dlq.ARN(), MaxReceiveCount: 3})}})
+
+	if orders == nil {
+		t.Fatal("the RedrivePolicy naming another account's dead-letter queue was refused")
+	}
 }

@@ -88,8 +88,10 @@ func (e *wireError) fault() string {
 }
 
 // writeJSON writes e in the AWS JSON 1.0 protocol with SQS's
-// awsQueryCompatible header, from which the SDKs take the legacy code.
-func (e *wireError) writeJSON(w http.ResponseWriter) {
+// awsQueryCompatible header, from which the SDKs take the legacy code, as
+// the answer to r.
+func (e *wireError) writeJSON(w http.ResponseWriter, r *http.Request) {
+	noteError(r, e)
 	info := e.err.Code.Info()
 	h := w.Header()
 	h.Set("Content-Type", jsonContentType)
@@ -114,9 +116,10 @@ func (e *wireError) queryMessage() string {
 	return e.err.Message
 }
 
-// writeXML writes e in the Query protocol: an ErrorResponse document with
-// the legacy code.
-func (e *wireError) writeXML(w http.ResponseWriter, requestID string) {
+// writeXML writes e in the Query protocol, as the answer to r: an
+// ErrorResponse document with the legacy code.
+func (e *wireError) writeXML(w http.ResponseWriter, r *http.Request, requestID string) {
+	noteError(r, e)
 	info := e.err.Code.Info()
 	b := make([]byte, 0, 256+len(e.err.Message))
 	b = append(b, `<?xml version="1.0"?><ErrorResponse xmlns="`+queryNamespace+`"><Error><Type>`...)

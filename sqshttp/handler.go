@@ -192,6 +192,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	target := r.Header.Get("X-Amz-Target")
 	isJSON := target != "" || strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-amz-json")
 	defer h.recoverPanic(w, r, id, isJSON) // see panic.go
+	noteProtocol(r, isJSON)
 	if isJSON {
 		h.serveJSON(w, r, target)
 		return
@@ -297,6 +298,7 @@ func (h *handler) putBody(buf *bytes.Buffer) {
 // invoke calls o with input in for request r. Receives end early, with
 // what they have, when the drain context ends (see [WithDrain]).
 func (h *handler) invoke(r *http.Request, o *operation, base string, in any, zeros present.Zeros) (smithy.Serializable, *wireError) {
+	noteQueue(r, in)
 	c, werr := h.clientFor(r, base)
 	if werr != nil {
 		return nil, werr
@@ -324,27 +326,28 @@ func (h *handler) invoke(r *http.Request, o *operation, base string, in any, zer
 
 func (h *handler) serveJSON(w http.ResponseWriter, r *http.Request, target string) {
 	name, ok := strings.CutPrefix(target, targetPrefix)
+	noteOperation(r, name)
 	o := operations[name]
 	if !ok || o == nil {
 		h.discard(r)
-		newWireError(codeUnknownOperation, "The operation "+strconv.Quote(target)+" is not known to this endpoint.").writeJSON(w)
+		newWireError(codeUnknownOperation, "The operation "+strconv.Quote(target)+" is not known to this endpoint.").writeJSON(w, r)
 		return
 	}
 	buf, werr := h.readBody(r)
 	if werr != nil {
-		werr.writeJSON(w)
+		werr.writeJSON(w, r)
 		return
 	}
 	in := reflect.New(o.input).Interface()
 	zeros, err := decodeJSON(buf.Bytes(), in)
 	h.putBody(buf)
 	if err != nil {
-		newWireError(codeSerialization, err.Error()).writeJSON(w)
+		newWireError(codeSerialization, err.Error()).writeJSON(w, r)
 		return
 	}
 	out, werr := h.invoke(r, o, h.baseURL(r), in, zeros)
 	if werr != nil {
-		werr.writeJSON(w)
+		werr.writeJSON(w, r)
 		return
 	}
 	hdr := w.Header()

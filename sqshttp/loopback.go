@@ -86,11 +86,13 @@ func (g *loopbackOnly) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e.status = http.StatusForbidden
 	id := g.requestID()
 	w.Header().Set("x-amzn-RequestId", id)
-	if r.Header.Get("X-Amz-Target") != "" || strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-amz-json") {
-		e.writeJSON(w)
+	isJSON := r.Header.Get("X-Amz-Target") != "" || strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-amz-json")
+	noteProtocol(r, isJSON)
+	if isJSON {
+		e.writeJSON(w, r)
 		return
 	}
-	e.writeXML(w, id)
+	e.writeXML(w, r, id)
 }
 
 // refusal says why r is refused, or "" when it is not.

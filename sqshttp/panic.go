@@ -33,8 +33,8 @@ func (h *handler) recoverPanic(w http.ResponseWriter, r *http.Request, requestID
 	log.Error("sqshttp: request panicked; answered 500 InternalFailure",
 		"method", r.Method, "path", r.URL.Path, "request_id", requestID, "panic", v, "stack", string(debug.Stack()))
 	if isJSON {
-		errInternal().writeJSON(w)
+		errInternal().writeJSON(w, r)
 		return
 	}
-	errInternal().writeXML(w, requestID)
+	errInternal().writeXML(w, r, requestID)
 }

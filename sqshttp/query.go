@@ -15,30 +15,31 @@ import (
 func (h *handler) serveQuery(w http.ResponseWriter, r *http.Request, id string) {
 	params, werr := h.queryParams(r)
 	if werr != nil {
-		werr.writeXML(w, id)
+		werr.writeXML(w, r, id)
 		return
 	}
 	action := params.Get("Action")
+	noteOperation(r, action)
 	atQueue := r.URL.Path != "" && r.URL.Path != "/"
 	if action == "" {
 		if atQueue {
 			e := newWireError(codeUnknownOperation, "An unknown operation was requested.")
 			e.status = http.StatusNotFound
-			e.writeXML(w, id)
+			e.writeXML(w, r, id)
 			return
 		}
-		newWireError(codeMissingAction, "The request must contain the parameter Action.").writeXML(w, id)
+		newWireError(codeMissingAction, "The request must contain the parameter Action.").writeXML(w, r, id)
 		return
 	}
 	o := operations[action]
 	if o == nil || (atQueue && !o.queueLevel) {
-		newWireError(codeInvalidAction, "The action "+action+" is not valid for this endpoint.").writeXML(w, id)
+		newWireError(codeInvalidAction, "The action "+action+" is not valid for this endpoint.").writeXML(w, r, id)
 		return
 	}
 	in := reflect.New(o.input)
 	zeros, err := decodeQuery(params, in.Interface())
 	if err != nil {
-		errorFor(err).writeXML(w, id)
+		errorFor(err).writeXML(w, r, id)
 		return
 	}
 	emptyBatch(in.Elem())
@@ -51,7 +52,7 @@ func (h *handler) serveQuery(w http.ResponseWriter, r *http.Request, id string) 
 	}
 	out, werr := h.invoke(r, o, base, in.Interface(), zeros)
 	if werr != nil {
-		werr.writeXML(w, id)
+		werr.writeXML(w, r, id)
 		return
 	}
 	xw := &xmlWriter{}

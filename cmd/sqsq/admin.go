@@ -34,8 +34,33 @@ var clockLimit = time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC)
 func (a admin) register(mux *http.ServeMux) {
 	a.mu = new(sync.Mutex)
 	mux.HandleFunc("GET /_sqsq/clock", a.now)
+	mux.HandleFunc("/_sqsq/clock", methodNotAllowed("GET"))
 	mux.HandleFunc("POST /_sqsq/clock/advance", a.advance)
+	mux.HandleFunc("/_sqsq/clock/advance", methodNotAllowed("POST"))
 	mux.HandleFunc("GET /_sqsq/queues/{name}/receivers", a.receivers)
+	mux.HandleFunc("/_sqsq/queues/{name}/receivers", methodNotAllowed("GET"))
+}
+
+// registerAdminFallback answers the paths under /_sqsq/ that no endpoint
+// serves with a plain 404, not SQS's: with the real clock the clock
+// endpoints do not exist, and saying so saves a search.
+func registerAdminFallback(mux *http.ServeMux, virtual bool) {
+	msg := "no such endpoint; sqsq serves GET /_sqsq/clock, POST /_sqsq/clock/advance and GET /_sqsq/queues/{name}/receivers"
+	if !virtual {
+		msg = "no such endpoint; the clock endpoints under /_sqsq/ exist only with -clock=virtual"
+	}
+	mux.HandleFunc("/_sqsq/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, msg)
+	})
+}
+
+// methodNotAllowed answers a request for an admin path with a method it
+// does not serve: 405 and the Allow header, as HTTP asks.
+func methodNotAllowed(allow string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", allow)
+		writeError(w, http.StatusMethodNotAllowed, r.Method+" "+r.URL.Path+" is not served; use "+allow)
+	}
 }
 
 // clockState is the answer of the clock endpoints.

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
-
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"strings"
 
 	"github.com/sqsq/sqsq"
-	"github.com/sqsq/sqsq/awssqs"
 )
 
 // config is the -config file: the queues to create at start-up, and the
@@ -19,12 +16,15 @@ type config struct {
 	StaleDeleteRemoves bool          `json:"staleDeleteRemoves,omitempty"`
 	StrictNotInflight  bool          `json:"strictNotInflight,omitempty"`
 	Queues             []queueConfig `json:"queues"`
+
+	src *source // the file's text, to say where an error is; nil for a config not read from a file
 }
 
 // queueConfig is one queue. Attributes are SQS's, as CreateQueue takes
-// them (string values). RedrivePolicy names the dead-letter queue by name
-// or ARN; it is set once every queue of the file exists, so the file may
-// list a queue before its dead-letter queue.
+// them (string values). A dead-letter queue is given either by the
+// RedrivePolicy key (by name or ARN) or by the RedrivePolicy attribute
+// (SQS's JSON string); either is set once every queue of the file exists,
+// so the file may list a queue before its dead-letter queue.
 type queueConfig struct {
 	Name          string            `json:"name"`
 	Attributes    map[string]string `json:"attributes,omitempty"`
@@ -35,62 +35,103 @@ type queueConfig struct {
 type redriveConfig struct {
 	DeadLetterQueue     string `json:"deadLetterQueue,omitempty"`
 	DeadLetterTargetArn string `json:"deadLetterTargetArn,omitempty"`
-	MaxReceiveCount     int    `json:"maxReceiveCount"`
+	MaxReceiveCount     *int   `json:"maxReceiveCount"` // nil: missing, which SQS refuses
 }
 
 // readConfig reads the config file at path. It is read before the broker
-// exists, since its switches are broker options.
+// exists, since its switches are broker options. Its errors say where in
+// the file the problem is (file:line:column).
 func readConfig(path string) (config, error) {
-	var cfg config
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return cfg, err
+		return config{}, fmt.Errorf("config file: %w", err) // the os error names the path
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&cfg); err != nil {
-		return cfg, fmt.Errorf("config %s: %w", path, err)
+	cfg := config{src: &source{file: path, data: data}}
+	if err := cfg.src.decode(&cfg); err != nil {
+		return config{}, err
 	}
 	return cfg, nil
 }
 
 // createQueues creates the queues of cfg, read from path, and returns how
-// many it created. It goes through the awssqs adapter, so a bad attribute
-// fails with the error SQS would give.
+// many it created. It checks what the file alone can tell (names, each
+// attribute, the redrive policies) before it creates any queue, then
+// creates the queues through the core, so a bad value fails with the error
+// SQS would give, quoted in the words of the file. Redrive policies are set
+// last, when every queue of the file exists: the order of the file never
+// matters. (A RedriveAllowPolicy is set at creation: it names its sources
+// by ARN, which need not exist, and no redrive policy is checked against
+// it before every queue exists.)
 func createQueues(ctx context.Context, b *sqsq.Broker, cfg config, path string) (int, error) {
-	c := awssqs.New(b)
-	for _, q := range cfg.Queues {
-		attrs := map[string]string{}
-		for k, v := range q.Attributes {
-			attrs[k] = v
-		}
-		if q.RedrivePolicy != nil {
-			delete(attrs, "RedrivePolicy")
-		}
-		in := &sqs.CreateQueueInput{QueueName: &q.Name, Attributes: attrs, Tags: q.Tags}
-		if _, err := c.CreateQueue(ctx, in); err != nil {
-			return 0, fmt.Errorf("config %s: queue %q: %w", path, q.Name, err)
-		}
+	if cfg.src == nil {
+		cfg.src = &source{file: path}
 	}
-	for _, q := range cfg.Queues {
-		r := q.RedrivePolicy
-		if r == nil {
+	plans, err := cfg.check()
+	if err != nil {
+		return 0, err
+	}
+	created := make(map[string]*sqsq.Queue, len(plans))
+	for i, p := range plans {
+		q, err := b.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: p.name, Attributes: p.attrs, Tags: cfg.Queues[i].Tags})
+		if err != nil {
+			return 0, cfg.createError(i, err)
+		}
+		created[p.name] = q
+	}
+	for _, p := range plans {
+		attrs := p.redrive
+		if p.dlq != "" {
+			policy := &sqsq.RedrivePolicy{DeadLetterTargetArn: created[p.dlq].ARN(), MaxReceiveCount: p.maxReceives}
+			attrs = &sqsq.QueueAttributes{RedrivePolicy: sqsq.Some(policy)}
+		}
+		if attrs == nil {
 			continue
 		}
-		arn := r.DeadLetterTargetArn
-		if arn == "" {
-			dlq, err := b.GetQueue(ctx, r.DeadLetterQueue)
-			if err != nil {
-				return 0, fmt.Errorf("config %s: queue %q: dead-letter queue %q: %w", path, q.Name, r.DeadLetterQueue, err)
-			}
-			arn = dlq.ARN()
-		}
-		policy, _ := json.Marshal(map[string]any{"deadLetterTargetArn": arn, "maxReceiveCount": r.MaxReceiveCount})
-		name := q.Name
-		in := &sqs.SetQueueAttributesInput{QueueUrl: &name, Attributes: map[string]string{"RedrivePolicy": string(policy)}}
-		if _, err := c.SetQueueAttributes(ctx, in); err != nil {
-			return 0, fmt.Errorf("config %s: queue %q: %w", path, q.Name, err)
+		if err := created[p.name].SetAttributes(ctx, *attrs); err != nil {
+			return 0, cfg.errorf(p.redriveAt, false, err, "")
 		}
 	}
-	return len(cfg.Queues), nil
+	return len(plans), nil
+}
+
+// createError is an error of CreateQueue for queues[i], placed on the
+// field it is about. The core's error names no field, so its code and
+// text tell: tag errors name the parameter TagKey or TagValue, other
+// InvalidParameterValue errors are about the name, attribute errors name
+// the attribute.
+func (c *config) createError(i int, err error) error {
+	at := fmt.Sprintf("queues[%d]", i)
+	var e *sqsq.Error
+	if !errors.As(err, &e) {
+		return c.errorf(at, false, err, "")
+	}
+	switch {
+	case strings.Contains(e.Message, "parameter TagKey") || strings.Contains(e.Message, "parameter TagValue"):
+		at += ".tags"
+	case e.Code == sqsq.CodeInvalidParameterValue:
+		at += ".name"
+	case e.Code == sqsq.CodeInvalidAttributeName || e.Code == sqsq.CodeInvalidAttributeValue:
+		at += ".attributes"
+		first := len(e.Message)
+		for k := range c.Queues[i].Attributes {
+			if n := strings.Index(e.Message, k); n >= 0 && n < first {
+				first, at = n, fmt.Sprintf("queues[%d].attributes.%s", i, k)
+			}
+		}
+	}
+	return c.errorf(at, false, err, "")
+}
+
+// errorf is an error about the value at path (queues[2].attributes.Policy),
+// placed where the file has it (its key if key), or else its nearest
+// enclosing value. err, SQS's error when there is one, follows the message.
+func (c *config) errorf(path string, key bool, err error, format string, args ...any) error {
+	e := c.src.errorAt(c, path, c.src.offset(path, key))
+	if format != "" {
+		e.msg = fmt.Sprintf(format, args...)
+	}
+	if !errors.As(err, &e.sqs) && err != nil {
+		e.msg = strings.TrimPrefix(e.msg+": "+err.Error(), ": ")
+	}
+	return e
 }

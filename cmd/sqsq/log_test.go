@@ -2,41 +2,106 @@ package main
 
 import (
 	"bytes"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/sqsq/sqsq"
+	"github.com/sqsq/sqsq/sqshttp"
 )
 
-// The debug log names each request's operation, wherever its protocol
-// puts it.
-func TestLogRequestsNamesOp(t *testing.T) {
+// logged serves r through the server's middleware at level and returns
+// what it logged.
+func logged(t *testing.T, level slog.Level, r *http.Request) string {
+	t.Helper()
+	b := sqsq.NewBroker(sqsq.WithClock(clock.NewMock()))
+	t.Cleanup(func() { _ = b.Close() })
+	if _, err := b.CreateQueue(t.Context(), sqsq.CreateQueueInput{QueueName: "orders"}); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: level}))
+	mux := http.NewServeMux()
+	mux.Handle("/", sqshttp.NewHandler(b))
+	registerAdminFallback(mux, false)
+	logRequests(log, sqshttp.LoopbackOnly(mux)).ServeHTTP(httptest.NewRecorder(), r)
+	return out.String()
+}
+
+func jsonRequest(op, body string) *http.Request {
+	r := httptest.NewRequest("POST", "http://localhost/", strings.NewReader(body))
+	r.Header.Set("X-Amz-Target", "AmazonSQS."+op)
+	r.Header.Set("Content-Type", "application/x-amz-json-1.0")
+	return r
+}
+
+func formRequest(path, body string) *http.Request {
+	r := httptest.NewRequest("POST", "http://localhost"+path, strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return r
+}
+
+// Each request is one debug line with stable keys, whichever protocol
+// names its operation and queue, and wherever.
+func TestLogOneLinePerRequest(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name, target, query, body, want, reason string
+		name string
+		r    *http.Request
+		want []string
 	}{
-		{"JSON", "AmazonSQS.SendMessage", "", `{"QueueUrl":"x"}`, "SendMessage", "X-Amz-Target names it"},
-		{"QueryURL", "", "Action=ListQueues", "", "ListQueues", "a GET names it in the URL"},
-		{"QueryBody", "", "", "Version=2012-11-05&Action=Receive%4Dessage&QueueUrl=x", "ReceiveMessage", "a POST names it in the form body the handler read"},
-		{"None", "", "", "QueueUrl=x", `""`, "nothing names it"},
+		{"JSON", jsonRequest("SendMessage", `{"QueueUrl":"http://localhost/000000000000/orders","MessageBody":"x"}`),
+			[]string{"protocol=json", "op=SendMessage", "queue=orders", "status=200", `error=""`}},
+		{"JSONError", jsonRequest("GetQueueUrl", `{"QueueName":"nope"}`),
+			[]string{"protocol=json", "op=GetQueueUrl", "queue=nope", "status=400", "error=AWS.SimpleQueueService.NonExistentQueue"}},
+		{"QueryBody", formRequest("/", "Version=2012-11-05&Action=Receive%4Dessage&QueueUrl=http%3A%2F%2Flocalhost%2F000000000000%2Forders"),
+			[]string{"protocol=query", "op=ReceiveMessage", "queue=orders", "status=200"}},
+		{"QueryURL", httptest.NewRequest("GET", "http://localhost/?Action=ListQueues", nil),
+			[]string{"protocol=query", "op=ListQueues", `queue=""`, "status=200"}},
+		{"QueryAtQueueURL", formRequest("/000000000000/orders", "Action=SendMessage&MessageBody=x"),
+			[]string{"protocol=query", "op=SendMessage", "queue=orders", "status=200"}},
+		{"QueryError", formRequest("/", "Action=SendMessage&QueueUrl=orders"),
+			[]string{"op=SendMessage", "queue=orders", "status=400", "error=MissingParameter"}},
+		{"NoAction", formRequest("/", "QueueUrl=x"), []string{"protocol=query", `op=""`, "status=400", "error=MissingAction"}},
+		{"Admin", httptest.NewRequest("GET", "http://localhost/_sqsq/clock", nil), []string{"path=/_sqsq/clock", `protocol=""`, "status=404"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var out bytes.Buffer
-			log := slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug}))
-			h := logRequests(log, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				_, _ = io.Copy(io.Discard, r.Body) // as sqshttp reads it
-			}))
-			r := httptest.NewRequest("POST", "/?"+tc.query, strings.NewReader(tc.body))
-			if tc.target != "" {
-				r.Header.Set("X-Amz-Target", tc.target)
+			out := logged(t, slog.LevelDebug, tc.r)
+			if n := strings.Count(out, "\n"); n != 1 {
+				t.Fatalf("%d lines, want 1: %s", n, out)
 			}
-			h.ServeHTTP(httptest.NewRecorder(), r)
-			if want := " op=" + tc.want + " "; !strings.Contains(out.String(), want) {
-				t.Errorf("log %q lacks %q: %s", out.String(), want, tc.reason)
+			for _, key := range []string{"level=DEBUG", "msg=request", "method=", "path=", "protocol=", "op=", "queue=", "status=", "error=", "duration=", "request_id="} {
+				if !strings.Contains(out, " "+key) {
+					t.Errorf("no %s in %s", key, out)
+				}
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(out, " "+want+" ") {
+					t.Errorf("no %s in %s", want, out)
+				}
 			}
 		})
+	}
+}
+
+// At the default level nothing is logged per request but what needs a
+// look: a refused request, at warn level with the reason.
+func TestLogRefusedAtInfo(t *testing.T) {
+	t.Parallel()
+	if out := logged(t, slog.LevelInfo, formRequest("/", "Action=ListQueues")); out != "" {
+		t.Errorf("a served request logged at info level: %s", out)
+	}
+	r := formRequest("/", "Action=ListQueues")
+	r.Header.Set("Origin", "http://evil.example")
+	out := logged(t, slog.LevelInfo, r)
+	for _, want := range []string{"level=WARN", "status=403", "error=AccessDenied", "op=", "message=", "evil.example", "-allow-host"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %s in %s", want, out)
+		}
 	}
 }

@@ -63,7 +63,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Var(&o.strictNotInflight, "strict-not-inflight", "ChangeMessageVisibility on a standard-queue message whose visibility already ended fails with\n"+
 		"MessageNotInflight (default: it succeeds and changes nothing, as observed on AWS)")
 	if err := fs.Parse(args); err != nil {
-		return o, err
+		code := 2
+		if errors.Is(err, flag.ErrHelp) {
+			code = 0
+		}
+		return o, usageError{err, code}
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
@@ -71,11 +75,39 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if o.clock != "real" && o.clock != "virtual" {
 		return o, fmt.Errorf("-clock must be real or virtual, not %q", o.clock)
 	}
+	if o.baseURL != "" {
+		if err := checkBaseURL(o.baseURL); err != nil {
+			return o, err
+		}
+	}
 	if err := o.checkProtections(); err != nil {
 		return o, err
 	}
 	return o, nil
 }
+
+// checkBaseURL refuses a -base-url that cannot start a queue URL: it must
+// be http:// or https:// and a host, with no path, query or fragment (the
+// account and queue name follow it).
+func checkBaseURL(s string) error {
+	u, err := url.Parse(s)
+	switch {
+	case err != nil:
+		return fmt.Errorf("-base-url %q: %v", s, err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("-base-url %q must start with http:// or https://, as in http://%s", s, strings.TrimPrefix(s, "//"))
+	case u.Host == "":
+		return fmt.Errorf("-base-url %q has no host; give scheme and host, as in http://localhost:9324", s)
+	case u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery:
+		return fmt.Errorf("-base-url %q must be only a scheme and a host (queue URLs add /account/name), as in %s://%s", s, u.Scheme, u.Host)
+	}
+	return nil
+}
+
+// shutdownGrace is how long a shutdown lets requests in progress finish
+// before it closes their connections. Parked long polls answer at once, so
+// a shutdown takes milliseconds unless a client stalls.
+const shutdownGrace = 3 * time.Second
 
 // run serves SQS until ctx ends, then shuts down gracefully: it stops
 // accepting connections, ends parked long polls with an empty result,
@@ -128,6 +160,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if mock != nil {
 		admin{b: b, clk: mock}.register(mux)
 	}
+	registerAdminFallback(mux, mock != nil)
 
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
@@ -148,13 +181,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down")
+	log.Info("shutting down; a second Ctrl-C or SIGTERM exits at once")
 	drained() // parked long polls answer now, with nothing
-	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
+		// Only a client that stalls in the middle of sending a request, or
+		// of reading an answer, holds a connection this long.
+		log.Warn("closing the connections of requests still unfinished", "after", shutdownGrace)
 		_ = srv.Close()
-		return fmt.Errorf("shutdown: %w", err)
 	}
 	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
 		return err
@@ -162,30 +197,39 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// logRequests logs each request at debug level.
+// logRequests logs one line per request, with stable keys: method, path,
+// protocol, op, queue, status, error (the SQS error code), duration and
+// request_id. Requests are logged at debug level; refused ones (403:
+// a browser's, or for a host not allowed) and failures of the server (5xx)
+// at warn level with the error's message, since they mean a setup to fix
+// or a bug to report.
 func logRequests(log *slog.Logger, next http.Handler) http.Handler {
-	if !log.Enabled(context.Background(), slog.LevelDebug) {
+	ctx := context.Background()
+	if !log.Enabled(ctx, slog.LevelWarn) {
 		return next
 	}
+	debug := log.Enabled(ctx, slog.LevelDebug)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-		// A Query-protocol POST names its Action in the body, which the
-		// handler reads: keep the start of what it reads.
-		head := &prefixWriter{max: 4 << 10}
-		if r.Body != nil {
-			r.Body = readCloser{io.TeeReader(r.Body, head), r.Body}
-		}
+		r, info := sqshttp.WithRequestInfo(r)
 		next.ServeHTTP(rec, r)
-		op := strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "AmazonSQS.")
-		if op == "" {
-			op = r.URL.Query().Get("Action")
+		level := slog.LevelDebug
+		if rec.status == http.StatusForbidden || rec.status >= 500 {
+			level = slog.LevelWarn
+		} else if !debug {
+			return
 		}
-		if op == "" {
-			op = formAction(head.buf)
+		attrs := []slog.Attr{
+			slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.String("protocol", info.Protocol), slog.String("op", info.Operation), slog.String("queue", info.Queue),
+			slog.Int("status", rec.status), slog.String("error", info.ErrorCode),
+			slog.Duration("duration", time.Since(start)), slog.String("request_id", w.Header().Get("x-amzn-RequestId")),
 		}
-		log.Debug("request", "method", r.Method, "path", r.URL.Path, "op", op, "status", rec.status,
-			"duration", time.Since(start), "request_id", w.Header().Get("x-amzn-RequestId"))
+		if level == slog.LevelWarn && info.ErrorMessage != "" {
+			attrs = append(attrs, slog.String("message", info.ErrorMessage))
+		}
+		log.LogAttrs(ctx, level, "request", attrs...)
 	})
 }
 
@@ -199,31 +243,5 @@ func (r *statusRecorder) WriteHeader(status int) {
 	r.ResponseWriter.WriteHeader(status)
 }
 
-type readCloser struct {
-	io.Reader
-	io.Closer
-}
-
-// prefixWriter keeps the first max bytes written to it.
-type prefixWriter struct {
-	buf []byte
-	max int
-}
-
-func (p *prefixWriter) Write(b []byte) (int, error) {
-	if n := min(len(b), p.max-len(p.buf)); n > 0 {
-		p.buf = append(p.buf, b[:n]...)
-	}
-	return len(b), nil
-}
-
-// formAction is the Action of a form-encoded body (or its start).
-func formAction(body []byte) string {
-	for kv := range strings.SplitSeq(string(body), "&") {
-		if v, ok := strings.CutPrefix(kv, "Action="); ok {
-			op, _ := url.QueryUnescape(strings.TrimSpace(v))
-			return op
-		}
-	}
-	return ""
-}
+// Unwrap gives http.ResponseController the connection's writer.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

@@ -26,7 +26,7 @@ const maxShrunkSteps = 4
 func TestOutput(t *testing.T) {
 	t.Parallel()
 	var got bytes.Buffer
-	run(&got, 200)
+	run(&got, runs) // as main does
 	golden.Check(t, filepath.Join("testdata", "output.golden"), got.Bytes())
 }
 
