@@ -46,13 +46,20 @@
 // redrives and faults; then it settles and checks the invariants. Remove
 // the inbox and rapid reports the double charge, shrunk to a timeline like
 //
+//	schedule (4 steps):
 //	  t=0s send(A)
 //	→ t=0s receive(A) by c2
 //	→ t=0s c2 charge(A): charge:order-1
 //	→ t=0s c2 crashed before delete(A)
+//	→ t=0s settle: faults and crashes off
+//	  … (B and C are received, charged and deleted)
 //	→ t=30s visibility expired(A)
 //	→ t=30s receive(A) by c1
 //	→ t=30s c1 charge(A): charge:order-1
+//
+// The steps counted are those drawn; what follows "settle" is the settle
+// phase, which runs the consumers without faults until nothing is left to
+// do, so the invariants judge a finished run.
 //
 // [Scenario.Seeds] plays seeded schedules instead and prints the failing
 // seed; [Scenario.Find] searches and shrinks without a *testing.T, to
