@@ -45,22 +45,3 @@ func TestReadmeLongPoll(t *testing.T) {
 		t.Fatalf("got %d messages, want none", len(msgs))
 	}
 }
-
-// TestReadmeScope is the README's dead-letter queue in another account.
-func TestReadmeScope(t *testing.T) {
-	ctx := context.Background()
-	b := sqsq.NewBroker(sqsq.WithClock(clock.NewMock()))
-
-	partner := b.Scope("111111111111", "us-east-1")
-	dlq, _ := partner.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: "dlq",
-		Attributes: sqsq.QueueAttributes{RedriveAllowPolicy: sqsq.Some(&sqsq.RedriveAllowPolicy{
-			RedrivePermission: sqsq.RedriveByQueue,
-			SourceQueueArns:   []string{"arn:aws:sqs:us-east-1:000000000000:orders"}})}})
-	orders, _ := b.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: "orders",
-		Attributes: sqsq.QueueAttributes{RedrivePolicy: sqsq.Some(&sqsq.RedrivePolicy{
-			DeadLetterTargetArn: dlq.ARN(), MaxReceiveCount: 3})}})
-
-	if orders == nil {
-		t.Fatal("the RedrivePolicy naming another account's dead-letter queue was refused")
-	}
-}
