@@ -149,6 +149,8 @@ type Event struct {
 	// are the dead-letter queue and the old id).
 	Destination  string
 	NewMessageID string
+	// Delay is the delay of an EventSent: the message becomes visible At+Delay.
+	Delay time.Duration
 }
 
 // Observer is told of every receive, delete, visibility change and

@@ -36,6 +36,7 @@ func ExampleScenario_Find() {
 	fmt.Println(f.Shrunk)
 	// Output:
 	// invariant failed: every message's effect committed exactly once: A (charge:order-1) committed 2 times
+	// messages: A = "order-1" (…1)
 	// schedule (4 steps):
 	//   t=0s send(A)
 	// → t=0s receive(A) by c1

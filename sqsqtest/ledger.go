@@ -28,6 +28,8 @@ type Ledger struct {
 	Redriven   int
 	OldestAge  time.Duration
 	Concurrent int
+	// Log is every committed effect, in commit order.
+	Log []EffectRecord
 
 	kv map[string]string
 }
@@ -87,10 +89,18 @@ func (tx *Tx) Effect(key string) { tx.effects = append(tx.effects, key) }
 // skipped its effect.
 func (tx *Tx) Suppress(key string) { tx.suppressed = append(tx.suppressed, key) }
 
-func (tx *Tx) apply() {
+// EffectRecord is one committed effect.
+type EffectRecord struct {
+	Key      string
+	At       time.Time
+	Consumer string
+}
+
+func (tx *Tx) apply(at time.Time, consumer string) {
 	maps.Copy(tx.l.kv, tx.writes)
 	for _, k := range tx.effects {
 		tx.l.Effects[k]++
+		tx.l.Log = append(tx.l.Log, EffectRecord{Key: k, At: at, Consumer: consumer})
 	}
 	for _, k := range tx.suppressed {
 		tx.l.Suppressed[k]++

@@ -69,6 +69,7 @@ type Policy struct {
 
 	mu       sync.Mutex
 	disabled bool
+	longPoll bool // a long poll is being answered: no short-poll sampling
 	log      []Injection
 	unread   int // log entries not yet returned by takeNew
 }
@@ -92,6 +93,15 @@ func SeedFaults(t CleanupLogger, seed uint64, rates Rates) *Policy {
 		}
 	})
 	return NewPolicy(Seed(seed), rates)
+}
+
+// setLongPoll tells the policy a long poll is being answered (the kit
+// answers one with a receive that does not wait, once messages are there):
+// a long poll is not sampled.
+func (p *Policy) setLongPoll(on bool) {
+	p.mu.Lock()
+	p.longPoll = on
+	p.mu.Unlock()
 }
 
 // SetEnabled turns the policy on or off; while off it injects nothing and
@@ -162,7 +172,7 @@ func (p *Policy) Reject(c sqsq.Call) sqsq.Code {
 func (p *Policy) Sample(c sqsq.Call, n int) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.fires(ShortPoll, c.Queue) {
+	if p.longPoll || !p.fires(ShortPoll, c.Queue) {
 		return n
 	}
 	return p.src.Draw("short-poll count", n) // 0 … n-1
