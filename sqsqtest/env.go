@@ -22,7 +22,7 @@ type Msg struct {
 	Label string
 	// GroupId, DeduplicationId and SequenceNumber are a FIFO message's.
 	GroupId, DeduplicationId, SequenceNumber string
-	SentAt, FirstReceivedAt              time.Time
+	SentAt, FirstReceivedAt                  time.Time
 	// Attributes are the message's system attributes (SentTimestamp…), and
 	// MessageAttributes those the sender set.
 	Attributes        map[string]string
