@@ -2,7 +2,12 @@
 
 package sqsqtest
 
-import "testing/synctest"
+import (
+	"testing"
+	"testing/synctest"
+
+	"pgregory.net/rapid"
+)
 
 // inBubble reports whether the caller runs inside a testing/synctest
 // bubble: synctest.Wait panics outside one.
@@ -19,3 +24,21 @@ func inBubble() (in bool) {
 // bubbleWait waits until every other goroutine of the bubble is durably
 // blocked: the engine's quiescence inside a bubble.
 func bubbleWait() { synctest.Wait() }
+
+// Test plays the scenario's schedules inside a testing/synctest bubble, as
+// rapid draws them, and fails t with the shortest failing schedule it
+// shrinks to. Inside the bubble the consumers may start goroutines of
+// their own, wait for them (sync.WaitGroup, channels, errgroup) and use
+// time.Sleep, timers and tickers: the run's clock is the bubble's. Call it
+// from the test function itself, not from a goroutine (synctest.Test
+// rules).
+func (s Scenario) Test(t *testing.T) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		rapid.Check(rapidTB{t}, s.Check)
+	})
+}
+
+// rapidTB is t without Deadline, which panics inside a bubble and which
+// rapid calls when it has it.
+type rapidTB struct{ rapid.TB }

@@ -183,23 +183,8 @@ func (s *sched) grant(cl *call, goOn bool) {
 func (s *sched) quiesce() []*call {
 	if s.bubble {
 		bubbleWait()
-	} else {
-		deadline := time.Now().Add(watchdog)
-		for s.running.Load() > 0 {
-			left := time.Until(deadline)
-			if left <= 0 {
-				s.fail(fmt.Errorf("sqsqtest: a consumer goroutine neither called the kit nor returned for %v of real time: "+
-					"it is blocked outside the kit (a channel, a lock, a WaitGroup, a goroutine it started) or loops; "+
-					"goroutines a handler starts need Scenario.Test (testing/synctest)", watchdog))
-				return nil
-			}
-			t := time.NewTimer(left)
-			select {
-			case <-s.changed:
-			case <-t.C:
-			}
-			t.Stop()
-		}
+	} else if s.running.Load() > 0 {
+		s.waitParked()
 	}
 	var got []*call
 	for {
@@ -209,6 +194,32 @@ func (s *sched) quiesce() []*call {
 		default:
 			sort.Slice(got, func(i, j int) bool { return got[i].seq < got[j].seq })
 			return got
+		}
+	}
+}
+
+// waitParked waits, outside a bubble, until the engine's goroutines are
+// all parked or ended; a watchdog in real time fails the run if one never
+// gets there.
+func (s *sched) waitParked() {
+	var watch *time.Timer
+	for s.running.Load() > 0 {
+		select {
+		case <-s.changed:
+			continue
+		default:
+		}
+		if watch == nil {
+			watch = time.NewTimer(watchdog)
+			defer watch.Stop()
+		}
+		select {
+		case <-s.changed:
+		case <-watch.C:
+			s.fail(fmt.Errorf("sqsqtest: a consumer goroutine neither called the kit nor returned for %v of real time: "+
+				"it is blocked outside the kit (a channel, a lock, a WaitGroup, a goroutine it started) or loops; "+
+				"goroutines a handler starts need Scenario.Test (testing/synctest)", watchdog))
+			return
 		}
 	}
 }
