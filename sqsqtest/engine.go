@@ -37,8 +37,12 @@ var ErrCrashed = errors.New("sqsqtest: the consumer crashed")
 
 // call is a kit call waiting for its turn.
 type call struct {
-	c     *consumer
-	text  string    // the step as the timeline names it: "delete(A)"
+	c    *consumer
+	text string // the step as the timeline names it: "delete(A)"
+	// describe, if set, makes text once the call is parked: names of
+	// messages come from the run's bookkeeping, which only the scheduler
+	// may read while goroutines run.
+	describe func() string
 	wake  time.Time // not before this instant (zero: now)
 	ready func() bool
 	// idleAt is the world version at which the thread's previous receive

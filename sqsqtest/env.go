@@ -214,23 +214,23 @@ type Queue struct {
 
 // Delete deletes a message ([sqsq.Queue.Delete]) as one step.
 func (q *Queue) Delete(ctx context.Context, receiptHandle string) error {
-	what := "delete(" + q.e.r.labelOf(receiptHandle) + ")"
-	if !q.e.r.sch.park(&call{c: q.e.c, text: what}) {
+	cl := &call{c: q.e.c, describe: func() string { return "delete(" + q.e.r.labelOf(receiptHandle) + ")" }}
+	if !q.e.r.sch.park(cl) {
 		return ErrCrashed
 	}
 	err := q.q.Delete(ctx, receiptHandle)
-	q.e.r.logCall(q.e.c, what, err)
+	q.e.r.logCall(q.e.c, cl.text, err)
 	return err
 }
 
 // ChangeVisibility changes a message's visibility
 // ([sqsq.Queue.ChangeVisibility]) as one step.
 func (q *Queue) ChangeVisibility(ctx context.Context, receiptHandle string, timeout time.Duration) error {
-	what := fmt.Sprintf("extend(%s, %v)", q.e.r.labelOf(receiptHandle), timeout)
-	if !q.e.r.sch.park(&call{c: q.e.c, text: what}) {
+	cl := &call{c: q.e.c, describe: func() string { return fmt.Sprintf("extend(%s, %v)", q.e.r.labelOf(receiptHandle), timeout) }}
+	if !q.e.r.sch.park(cl) {
 		return ErrCrashed
 	}
 	err := q.q.ChangeVisibility(ctx, receiptHandle, timeout)
-	q.e.r.logCall(q.e.c, what, err)
+	q.e.r.logCall(q.e.c, cl.text, err)
 	return err
 }

@@ -566,6 +566,9 @@ func (r *run) absorb() {
 			r.sch.grant(cl, false) // parked just before its consumer crashed
 			continue
 		}
+		if cl.describe != nil {
+			cl.text = cl.describe()
+		}
 		fresh = append(fresh, cl)
 	}
 	sortCalls(fresh)

@@ -35,16 +35,21 @@ func (s *SQS) client() *awssqs.Client {
 	return r.client
 }
 
-// do runs f as one step named what.
-func do[In, Out any](s *SQS, what string, f func(*awssqs.Client, context.Context, *In, ...func(*sqs.Options)) (*Out, error),
+// do runs f as one step, named by what once it is parked (what may read
+// the run's bookkeeping).
+func do[In, Out any](s *SQS, what func() string, f func(*awssqs.Client, context.Context, *In, ...func(*sqs.Options)) (*Out, error),
 	ctx context.Context, in *In, optFns []func(*sqs.Options)) (*Out, error) {
-	if !s.e.r.sch.park(&call{c: s.e.c, text: what}) {
+	cl := &call{c: s.e.c, describe: what}
+	if !s.e.r.sch.park(cl) {
 		return nil, ErrCrashed
 	}
 	out, err := f(s.client(), ctx, in, optFns...)
-	s.e.r.logCall(s.e.c, what, err)
+	s.e.r.logCall(s.e.c, cl.text, err)
 	return out, err
 }
+
+// named is a fixed name for do.
+func named(what string) func() string { return func() string { return what } }
 
 // queueName is the name at the end of a queue URL.
 func queueName(url *string) string {
@@ -54,33 +59,39 @@ func queueName(url *string) string {
 
 // DeleteMessage is [sqs.Client.DeleteMessage] as one step.
 func (s *SQS) DeleteMessage(ctx context.Context, in *sqs.DeleteMessageInput, optFns ...func(*sqs.Options)) (*sqs.DeleteMessageOutput, error) {
-	return do(s, "delete("+s.e.r.labelOf(aws.ToString(in.ReceiptHandle))+")", (*awssqs.Client).DeleteMessage, ctx, in, optFns)
+	return do(s, func() string { return "delete(" + s.e.r.labelOf(aws.ToString(in.ReceiptHandle)) + ")" },
+		(*awssqs.Client).DeleteMessage, ctx, in, optFns)
 }
 
 // DeleteMessageBatch is [sqs.Client.DeleteMessageBatch] as one step.
 func (s *SQS) DeleteMessageBatch(ctx context.Context, in *sqs.DeleteMessageBatchInput, optFns ...func(*sqs.Options)) (*sqs.DeleteMessageBatchOutput, error) {
-	var ls []string
-	for _, e := range in.Entries {
-		ls = append(ls, s.e.r.labelOf(aws.ToString(e.ReceiptHandle)))
-	}
-	return do(s, "delete batch("+strings.Join(ls, ",")+")", (*awssqs.Client).DeleteMessageBatch, ctx, in, optFns)
+	return do(s, func() string {
+		var ls []string
+		for _, e := range in.Entries {
+			ls = append(ls, s.e.r.labelOf(aws.ToString(e.ReceiptHandle)))
+		}
+		return "delete batch(" + strings.Join(ls, ",") + ")"
+	}, (*awssqs.Client).DeleteMessageBatch, ctx, in, optFns)
 }
 
 // ChangeMessageVisibility is [sqs.Client.ChangeMessageVisibility] as one
 // step.
 func (s *SQS) ChangeMessageVisibility(ctx context.Context, in *sqs.ChangeMessageVisibilityInput, optFns ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityOutput, error) {
-	what := fmt.Sprintf("extend(%s, %ds)", s.e.r.labelOf(aws.ToString(in.ReceiptHandle)), in.VisibilityTimeout)
-	return do(s, what, (*awssqs.Client).ChangeMessageVisibility, ctx, in, optFns)
+	return do(s, func() string {
+		return fmt.Sprintf("extend(%s, %ds)", s.e.r.labelOf(aws.ToString(in.ReceiptHandle)), in.VisibilityTimeout)
+	}, (*awssqs.Client).ChangeMessageVisibility, ctx, in, optFns)
 }
 
 // ChangeMessageVisibilityBatch is [sqs.Client.ChangeMessageVisibilityBatch]
 // as one step.
 func (s *SQS) ChangeMessageVisibilityBatch(ctx context.Context, in *sqs.ChangeMessageVisibilityBatchInput, optFns ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityBatchOutput, error) {
-	var ls []string
-	for _, e := range in.Entries {
-		ls = append(ls, fmt.Sprintf("%s, %ds", s.e.r.labelOf(aws.ToString(e.ReceiptHandle)), e.VisibilityTimeout))
-	}
-	return do(s, "extend batch("+strings.Join(ls, "; ")+")", (*awssqs.Client).ChangeMessageVisibilityBatch, ctx, in, optFns)
+	return do(s, func() string {
+		var ls []string
+		for _, e := range in.Entries {
+			ls = append(ls, fmt.Sprintf("%s, %ds", s.e.r.labelOf(aws.ToString(e.ReceiptHandle)), e.VisibilityTimeout))
+		}
+		return "extend batch(" + strings.Join(ls, "; ") + ")"
+	}, (*awssqs.Client).ChangeMessageVisibilityBatch, ctx, in, optFns)
 }
 
 // SendMessage is [sqs.Client.SendMessage] as one step; the send is
@@ -88,7 +99,7 @@ func (s *SQS) ChangeMessageVisibilityBatch(ctx context.Context, in *sqs.ChangeMe
 func (s *SQS) SendMessage(ctx context.Context, in *sqs.SendMessageInput, optFns ...func(*sqs.Options)) (*sqs.SendMessageOutput, error) {
 	r := s.e.r
 	what := fmt.Sprintf("send(%s) to %s", r.labelOfBody(aws.ToString(in.MessageBody)), queueName(in.QueueUrl))
-	out, err := do(s, what, (*awssqs.Client).SendMessage, ctx, in, optFns)
+	out, err := do(s, named(what), (*awssqs.Client).SendMessage, ctx, in, optFns)
 	if err == nil {
 		r.sentBy[queueName(in.QueueUrl)] = append(r.sentBy[queueName(in.QueueUrl)], aws.ToString(in.MessageBody))
 	}
@@ -104,7 +115,7 @@ func (s *SQS) SendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchInpu
 		ls = append(ls, r.labelOfBody(aws.ToString(e.MessageBody)))
 	}
 	what := fmt.Sprintf("send batch(%s) to %s", strings.Join(ls, ","), queueName(in.QueueUrl))
-	out, err := do(s, what, (*awssqs.Client).SendMessageBatch, ctx, in, optFns)
+	out, err := do(s, named(what), (*awssqs.Client).SendMessageBatch, ctx, in, optFns)
 	if err == nil {
 		ok := map[string]bool{}
 		for _, e := range out.Successful {
@@ -121,12 +132,12 @@ func (s *SQS) SendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchInpu
 
 // GetQueueAttributes is [sqs.Client.GetQueueAttributes] as one step.
 func (s *SQS) GetQueueAttributes(ctx context.Context, in *sqs.GetQueueAttributesInput, optFns ...func(*sqs.Options)) (*sqs.GetQueueAttributesOutput, error) {
-	return do(s, "get attributes of "+queueName(in.QueueUrl), (*awssqs.Client).GetQueueAttributes, ctx, in, optFns)
+	return do(s, named("get attributes of "+queueName(in.QueueUrl)), (*awssqs.Client).GetQueueAttributes, ctx, in, optFns)
 }
 
 // GetQueueUrl is [sqs.Client.GetQueueUrl] as one step.
 func (s *SQS) GetQueueUrl(ctx context.Context, in *sqs.GetQueueUrlInput, optFns ...func(*sqs.Options)) (*sqs.GetQueueUrlOutput, error) {
-	return do(s, "get URL of "+aws.ToString(in.QueueName), (*awssqs.Client).GetQueueUrl, ctx, in, optFns)
+	return do(s, named("get URL of "+aws.ToString(in.QueueName)), (*awssqs.Client).GetQueueUrl, ctx, in, optFns)
 }
 
 // ReceiveMessage is [sqs.Client.ReceiveMessage] as one step. A receive
