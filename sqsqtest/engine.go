@@ -43,8 +43,8 @@ type call struct {
 	// messages come from the run's bookkeeping, which only the scheduler
 	// may read while goroutines run.
 	describe func() string
-	wake  time.Time // not before this instant (zero: now)
-	ready func() bool
+	wake     time.Time // not before this instant (zero: now)
+	ready    func() bool
 	// idleAt is the world version at which the thread's previous receive
 	// came back empty: a receive is not worth drawing again until the world
 	// changes (see run.version).
