@@ -67,14 +67,49 @@
 // effect commits, duplicate suppressions, dead-letter moves and the oldest
 // message age apart, because they are different numbers.
 //
-// # Determinism
+// # Consumer shapes
 //
-// A run is a pure function of its draws. Consumers are coroutines stepped
-// one at a time in the drawn order, never free-running goroutines; the
-// clock is virtual and moves only in drawn advances, never past the end of
-// a consumer's [Env.Work]; message ids are counters. Every decision comes
-// from a [Source] and its lucky value is 0, so shrinking towards 0 removes
-// faults, crashes and steps.
+// A scenario's consumer is written as production code is:
+//
+//   - Consumer: a per-message [Handler]; the kit receives (up to
+//     Scenario.Batch at a time) and calls it for each message in order,
+//     stopping a FIFO group at its first failure.
+//   - BatchConsumer: a [BatchHandler] gets each receive's messages at once
+//     and may process them in goroutines it starts and waits for.
+//   - Loop: the consumer owns its receive loop and calls ReceiveMessage
+//     (long polls included) through [Env.SQS], which has the *sqs.Client
+//     methods, on the scenario's queues (the source, its dead-letter queue
+//     and Scenario.Queues, such as an outbox).
+//
+// Business code need not know the kit: keep your store interface and give
+// the test an implementation of it that commits through [Env.Commit].
+//
+// # Determinism and goroutines
+//
+// A run is a pure function of its draws. Consumers run as goroutines, but
+// every kit call parks its goroutine until the schedule picks it, and the
+// kit picks only once every goroutine of the run is parked or done, so
+// exactly one call touches the world at a time, in the drawn order. Time
+// is virtual: it moves only in drawn advances and idle gaps, never past a
+// consumer's [Env.Sleep] or [Env.Work]; message ids are counters. Every
+// decision comes from a [Source] and its lucky value is 0, so shrinking
+// towards 0 removes faults, crashes, gaps and steps.
+//
+// To know when every goroutine is parked the kit needs to see them.
+// [Scenario.Test] runs the schedules inside a testing/synctest bubble (Go
+// 1.25+): consumers may then start goroutines with go statements, wait for
+// them with sync.WaitGroup, channels or errgroup, and use time.Sleep,
+// timers and tickers, whose clock is the run's. Outside a bubble
+// ([Scenario.Run], [Scenario.Find], rapid.Check(t, s.Check)) the kit counts
+// the goroutines it starts itself (the consumers' and [Env.Go]'s) and fails
+// a run whose consumer calls it from any other. Either way consumer code
+// must be deterministic given the schedule: no map-order or wall-clock
+// decisions that change what it does.
+//
+// A crash kills a consumer right before one of its kit calls: that call
+// and every later one of the consumer's goroutines fail with [ErrCrashed]
+// and change nothing, and a fresh consumer, built again by the scenario's
+// function, takes its place. Nothing panics.
 //
 // # Faults
 //
