@@ -89,7 +89,7 @@ type sched struct {
 	running atomic.Int64
 	changed chan struct{}
 	checks  atomic.Uint64 // parks so far, for the goroutine check
-	goids   sync.Map // goroutine id → *consumer, of the engine's goroutines
+	goids   sync.Map      // goroutine id → *consumer, of the engine's goroutines
 
 	mu      sync.Mutex
 	failure error // a rule a consumer broke; ends the run
