@@ -1,22 +1,245 @@
 package sqsqtest
 
 import (
+	"flag"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"pgregory.net/rapid"
 )
 
-// Check plays one schedule drawn by rapid and fails t with the timeline when
-// an invariant breaks, so rapid shrinks the schedule and reports the
-// minimal one:
+// DefaultRuns is how many schedules [Scenario.Test] and
+// [Scenario.TestPlain] play when neither the -sqsqtest.runs flag nor the
+// SQSQTEST_RUNS environment variable says otherwise (a fifth of it with
+// -short, as rapid does).
+const DefaultRuns = 1000
+
+// The flags of the package, registered on flag.CommandLine when the test
+// binary starts (unless something registered those names already).
+const (
+	runsFlag  = "sqsqtest.runs"
+	drawsFlag = "sqsqtest.draws"
+	runsEnv   = "SQSQTEST_RUNS"
+)
+
+// runsEnvErr is a malformed SQSQTEST_RUNS, reported by the tests that
+// read it rather than by a panic at start-up.
+var runsEnvErr error
+
+func init() {
+	if flag.Lookup(runsFlag) == nil {
+		var def int
+		def, runsEnvErr = envRuns(os.LookupEnv)
+		flag.Int(runsFlag, def, "sqsqtest: schedules Scenario.Test and Scenario.TestPlain play (default from "+runsEnv+")")
+	}
+	if flag.Lookup(drawsFlag) == nil {
+		flag.Bool(drawsFlag, false, "sqsqtest: let rapid list every draw of a failing schedule")
+	}
+}
+
+// Runs is how many schedules [Scenario.Test] and [Scenario.TestPlain]
+// play: the -sqsqtest.runs flag, or else the SQSQTEST_RUNS environment
+// variable, or else [DefaultRuns].
+func Runs() int {
+	n, _ := runs()
+	return n
+}
+
+// envRuns is the number of runs SQSQTEST_RUNS asks for, or DefaultRuns.
+func envRuns(lookup func(string) (string, bool)) (int, error) {
+	v, ok := lookup(runsEnv)
+	if !ok {
+		return DefaultRuns, nil
+	}
+	if n, err := strconv.Atoi(v); err == nil && n > 0 {
+		return n, nil
+	}
+	return DefaultRuns, fmt.Errorf("sqsqtest: %s=%q is not a positive number", runsEnv, v)
+}
+
+func runs() (int, error) {
+	f := flag.Lookup(runsFlag)
+	if f == nil {
+		return DefaultRuns, runsEnvErr
+	}
+	n, err := strconv.Atoi(f.Value.String())
+	if err != nil || n <= 0 {
+		return DefaultRuns, fmt.Errorf("sqsqtest: -%s=%s is not a positive number", runsFlag, f.Value.String())
+	}
+	set := false // on the command line, which overrides the environment
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == runsFlag })
+	if set {
+		return n, nil
+	}
+	return n, runsEnvErr
+}
+
+// flagValue is the value of a flag of flag.CommandLine, "" if there is
+// none: rapid's flags are read, never set.
+func flagValue(name string) string {
+	if f := flag.Lookup(name); f != nil {
+		return f.Value.String()
+	}
+	return ""
+}
+
+// drawsShown reports whether -sqsqtest.draws asks for rapid's draw log.
+func drawsShown() bool { return flagValue(drawsFlag) == "true" }
+
+// Check plays one schedule drawn by rapid and fails t when an invariant
+// breaks, so rapid shrinks the schedule and reports the minimal one:
 //
 //	rapid.Check(t, scenario.Check)
-func (s Scenario) Check(t *rapid.T) {
-	if o := s.Run(Rapid(t)); o.Err != nil {
-		t.Fatalf("%v", o)
+//
+// plays as many schedules as rapid's -rapid.checks (100 by default);
+// [Scenario.TestPlain] and [Scenario.Test] play [Runs] of them. A failure
+// logs the legend and the schedule, then fails with the broken invariant,
+// so rapid's report shows the schedule once. Rapid's log of every draw
+// ("[rapid] draw action: 2") is folded into one line unless the test runs
+// with -sqsqtest.draws.
+func (s Scenario) Check(t *rapid.T) { s.check(t, s.Run) }
+
+// check is Check with run playing each schedule.
+func (s Scenario) check(t *rapid.T, run func(Source) *Outcome) {
+	var o *Outcome
+	if drawsShown() {
+		o = run(Rapid(t))
+	} else {
+		// Draws inside a custom generator are not logged; the generator's
+		// value is, once, as its GoString.
+		o = rapid.Custom(func(t *rapid.T) schedule {
+			src := &counting{src: Rapid(t)}
+			return schedule{o: run(src), draws: src.n}
+		}).Draw(t, "schedule").o
 	}
+	if o.Err != nil {
+		t.Logf("%s", o.details())
+		t.Fatalf("%s", o.headline())
+	}
+}
+
+// schedule is one run drawn by rapid, as rapid's log prints it.
+type schedule struct {
+	o     *Outcome
+	draws int
+}
+
+func (s schedule) GoString() string {
+	return fmt.Sprintf("%d draws (-%s lists them)", s.draws, drawsFlag)
+}
+
+// counting counts the draws of a source.
+type counting struct {
+	src Source
+	n   int
+}
+
+func (c *counting) Draw(label string, n int) int {
+	c.n++
+	return c.src.Draw(label, n)
+}
+
+func (c *counting) halted() any { return haltedBy(c.src) }
+
+// TestPlain plays [Runs] schedules drawn by rapid, as [Scenario.Test]
+// does, but without a testing/synctest bubble: for Go 1.24, and for
+// consumers that meet the kit only from goroutines the kit starts (the
+// handler's own, and those of [Env.Go]). It plays them as rapid.Check
+// calls of -rapid.checks schedules each (so -rapid.seed, -rapid.failfile
+// and -short work as with rapid), stops at the first failure and fails t
+// with the shortest failing schedule rapid shrinks to, printed once.
+func (s Scenario) TestPlain(t *testing.T) {
+	t.Helper()
+	s.checkRuns(t, s.Run)
+}
+
+// checkRuns plays Runs() schedules in rounds of rapid.Check, each with
+// run.
+func (s Scenario) checkRuns(t *testing.T, run func(Source) *Outcome) {
+	t.Helper()
+	n, err := runs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks, _ := strconv.Atoi(flagValue("rapid.checks"))
+	rounds := roundsFor(n, checks, flagValue("rapid.seed"))
+	tb := &rapidTB{TB: t}
+	start := time.Now()
+	for i := 0; i < rounds && !t.Failed(); i++ {
+		if i > 0 {
+			if d, ok := t.Deadline(); ok && time.Until(d) < time.Since(start)/time.Duration(i)*5 {
+				t.Logf("sqsqtest: stopped after %d of %d rounds: the test's deadline is near", i, rounds)
+				break
+			}
+		}
+		rapid.Check(tb, func(t *rapid.T) { s.check(t, run) })
+	}
+	short := ""
+	if testing.Short() {
+		short = ", a fifth of them with -short"
+	}
+	t.Logf("sqsqtest: passed %d runs (-%s or %s sets how many%s)", tb.passed, runsFlag, runsEnv, short)
+}
+
+// roundsFor is how many rapid.Check calls of checks schedules each play
+// runs schedules: one when rapid's seed is set, since every call would
+// play the same schedules.
+func roundsFor(runs, checks int, seed string) int {
+	if checks <= 0 || seed != "" && seed != "0" {
+		return 1
+	}
+	return (runs + checks - 1) / checks
+}
+
+// rapidTB is the *testing.T that rapid reports to. It sums rapid's "OK,
+// passed" lines into one, and drops a message that repeats one already
+// printed: rapid reports a failure's message in its summary and again when
+// it replays the failing schedule.
+type rapidTB struct {
+	rapid.TB
+	passed int
+	said   []string
+}
+
+func (t *rapidTB) Logf(format string, args ...any) {
+	t.Helper()
+	if strings.HasPrefix(format, "[rapid] OK, passed") && len(args) > 0 {
+		if n, ok := args[0].(int); ok {
+			t.passed += n
+			return
+		}
+	}
+	msg := fmt.Sprintf(format, args...)
+	if t.repeats(msg) {
+		return
+	}
+	t.said = append(t.said, msg)
+	t.TB.Logf("%s", msg)
+}
+
+func (t *rapidTB) Errorf(format string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	t.said = append(t.said, msg)
+	t.TB.Errorf("%s", msg)
+}
+
+// repeats reports whether msg, one of the kit's (not rapid's own lines),
+// was printed already.
+func (t *rapidTB) repeats(msg string) bool {
+	if strings.HasPrefix(msg, "[rapid]") {
+		return false
+	}
+	for _, s := range t.said {
+		if strings.Contains(s, msg) {
+			return true
+		}
+	}
+	return false
 }
 
 // Seeds plays the schedules of seeds first, first+1, … (n of them, a fifth

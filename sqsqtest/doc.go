@@ -80,6 +80,11 @@
 //     (long polls included) through [Env.SQS], which has the *sqs.Client
 //     methods, on the scenario's queues (the source, its dead-letter queue
 //     and Scenario.Queues, such as an outbox).
+//   - Lambda: an AWS Lambda SQS handler ([LambdaHandler], aws-lambda-go's
+//     events types), invoked as Lambda's event source mapping does
+//     ([LambdaConfig]): batch size and batching window, deletes on
+//     success, partial batch responses, the function timeout (a killed
+//     invocation is fenced like a crash) against the visibility timeout.
 //
 // Business code need not know the kit: keep your store interface and give
 // the test an implementation of it that commits through [Env.Commit].

@@ -44,6 +44,7 @@ type consumer struct {
 	busy         bool
 	handler      Handler
 	batchHandler BatchHandler
+	lambda       LambdaHandler
 	inHand       []string // labels being handled (kit-owned shapes)
 
 	// Thread side: the message the per-message handler is on (nil for

@@ -45,6 +45,9 @@ type run struct {
 	ids       map[string][]string  // label → its MessageIds
 	inDLQ     []string             // labels in the DLQ, in order
 	sentBy    map[string][]string  // queue → bodies the consumers sent
+	stored    map[string][2]string // MessageId → {queue, label} of a message still stored
+	concur    []string             // labels handed out while another consumer had them
+	dups      []string             // labels delivered again by a Duplicate fault, not yet logged
 	sent      int
 	tl        Timeline
 	steps     int
@@ -53,6 +56,8 @@ type run struct {
 
 	evMu   sync.Mutex
 	events []sqsq.Event
+
+	invocations int // a Lambda's invocations, for their request ids
 }
 
 func (r *run) Observe(e sqsq.Event) {
@@ -68,13 +73,18 @@ func (r *run) Observe(e sqsq.Event) {
 // may also use time.Sleep, timers and goroutines of its own (see
 // [Scenario.Test]).
 func (s Scenario) Run(src Source) *Outcome {
+	defer func() {
+		if p := haltedBy(src); p != nil {
+			panic(p) // rapid's, from a draw: see rapidSource
+		}
+	}()
 	s.defaults()
 	bubble := inBubble()
 	r := &run{
 		s: &s, src: src, sch: newSched(bubble), ledger: newLedger(), rec: NewRecorder(),
 		labels: map[string]string{}, handles: map[string]string{}, deadlines: map[string]time.Time{},
 		delays: map[string]time.Time{}, idLabel: map[string]string{}, ids: map[string][]string{},
-		sentBy: map[string][]string{}, queues: map[string]*sqsq.Queue{},
+		sentBy: map[string][]string{}, queues: map[string]*sqsq.Queue{}, stored: map[string][2]string{},
 	}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	defer r.cancel()
@@ -112,7 +122,7 @@ func (s Scenario) Run(src Source) *Outcome {
 	}
 	r.pol.SetEnabled(false)
 	r.settling = true
-	r.log("settle: faults and crashes off")
+	r.log(settleText)
 	settled := r.settle()
 	r.finish()
 	out := &Outcome{Timeline: r.tl, Steps: r.steps, Ledger: r.ledger, History: r.rec, Legend: r.legend()}
@@ -132,9 +142,26 @@ func (s Scenario) Run(src Source) *Outcome {
 
 func (r *run) result(settled bool) *Result {
 	res := &Result{Ledger: r.ledger, Bodies: r.s.Messages, Settled: settled, Queues: map[string]sqsq.Stats{},
-		Sent: r.sentBy, Faults: r.s.Faults}
-	for i := range r.s.Messages {
-		res.Labels = append(res.Labels, label(i))
+		Sent: r.sentBy, Faults: r.s.Faults, FIFO: r.s.FIFO, Concurrent: r.concur}
+	dead, left := map[string]bool{}, map[string]bool{}
+	for _, id := range r.rec.MessageIDs() {
+		for _, rec := range r.rec.History(id) {
+			dead[r.idLabel[id]] = dead[r.idLabel[id]] || rec.Kind == "moved to DLQ"
+		}
+	}
+	for _, st := range r.stored {
+		left[st[1]] = left[st[1]] || st[0] == r.q.Name() || r.dlq != nil && st[0] == r.dlq.Name()
+	}
+	for i, body := range r.s.Messages {
+		l := label(i)
+		res.Labels = append(res.Labels, l)
+		res.Groups = append(res.Groups, r.s.GroupOf(body))
+		if dead[l] {
+			res.DeadLettered = append(res.DeadLettered, l)
+		}
+		if left[l] {
+			res.Left = append(res.Left, l)
+		}
 	}
 	res.Queue, _ = r.q.Stats()
 	if r.dlq != nil {
@@ -154,7 +181,12 @@ func (r *run) setup() error {
 		r.labels[body] = label(i)
 	}
 	if r.s.shapes() != 1 {
-		return errors.New("sqsqtest: a scenario needs exactly one of Consumer, BatchConsumer and Loop")
+		return errors.New("sqsqtest: a scenario needs exactly one of Consumer, BatchConsumer, Loop and Lambda")
+	}
+	if r.s.Lambda != nil {
+		if err := r.s.LambdaConfig.check(r.s.FIFO); err != nil {
+			return err
+		}
 	}
 	name := "queue"
 	attrs := sqsq.QueueAttributes{VisibilityTimeout: sqsq.Some(r.s.Visibility)}
@@ -209,6 +241,8 @@ func (r *run) newConsumer(i, gen int) *consumer {
 	case r.s.Loop != nil:
 		ctx := r.ctx
 		r.sch.spawn(c, func() error { r.s.Loop(ctx, c.env); return nil })
+	case r.s.Lambda != nil:
+		c.lambda = r.s.Lambda(c.env)
 	}
 	return c
 }
@@ -256,11 +290,19 @@ func errText(err error) string {
 	return err.Error()
 }
 
+// faultNotes names the faults injected since the last line, for the line
+// of the call they hit: " [duplicate delivery of B, delete failed]".
 func (r *run) faultNotes() string {
 	var notes []string
 	for _, in := range r.pol.takeNew() {
-		notes = append(notes, in.Fault.String())
+		note := in.Fault.String()
+		if in.Fault == Duplicate && len(r.dups) > 0 {
+			note += " of " + r.dups[0]
+			r.dups = r.dups[1:]
+		}
+		notes = append(notes, note)
 	}
+	r.dups = nil
 	if len(notes) == 0 {
 		return ""
 	}
@@ -305,11 +347,15 @@ func (r *run) process() {
 		}
 		switch e.Kind {
 		case sqsq.EventSent:
+			r.stored[e.MessageID] = [2]string{e.Queue, l}
 			if e.Delay > 0 {
 				r.delays[e.MessageID] = e.At.Add(e.Delay)
 			}
 		case sqsq.EventReceived:
 			r.handles[e.ReceiptHandle] = l
+			if e.Duplicate {
+				r.dups = append(r.dups, l)
+			}
 			if e.Timeout > 0 {
 				r.deadlines[e.MessageID] = e.At.Add(e.Timeout)
 			} else {
@@ -327,8 +373,13 @@ func (r *run) process() {
 		case sqsq.EventDeleted:
 			if e.Removed {
 				delete(r.deadlines, e.MessageID)
+				delete(r.stored, e.MessageID)
 			}
+		case sqsq.EventRedriven:
+			delete(r.stored, e.MessageID)
+			r.stored[e.NewMessageID] = [2]string{e.Destination, l}
 		case sqsq.EventDeadLettered:
+			r.stored[e.MessageID] = [2]string{e.DeadLetterQueue, l}
 			delete(r.deadlines, e.MessageID)
 			r.ledger.MovedToDLQ++
 			r.inDLQ = append(r.inDLQ, l)
@@ -576,7 +627,7 @@ func (r *run) absorb() {
 		if cl.receive {
 			cl.idleAt = cl.c.lastEmpty.Load()
 		}
-		if !r.settling && r.s.Slowness > 0 && cl.draw == nil {
+		if !r.settling && r.s.Slowness > 0 && cl.draw == nil && !cl.c.kitThread() {
 			ladder := durationLadder(r.s.Slowness)
 			if d := ladder[r.src.Draw("slow "+cl.c.name, len(ladder))]; d > 0 {
 				base := r.now()
@@ -687,6 +738,10 @@ func (r *run) redrive() {
 // receive is a receive by the kit for a consumer of a kit-owned shape; the
 // messages it gets go to the consumer's handler in a goroutine of its own.
 func (r *run) receive(c *consumer) {
+	if r.s.Lambda != nil {
+		r.lambdaReceive(c) // the event source mapping's poll
+		return
+	}
 	msgs, err := r.q.Receive(r.ctx, sqsq.ReceiveInput{
 		MaxNumberOfMessages:         r.s.Batch,
 		WaitTimeSeconds:             sqsq.Some(time.Duration(0)),
@@ -726,6 +781,7 @@ func (r *run) receive(c *consumer) {
 		for _, o := range r.slots {
 			if o != c && o.busy && contains(o.inHand, m.Label) {
 				r.ledger.Concurrent++
+				r.concur = append(r.concur, m.Label)
 				r.logf("%s handles %s while %s still does", c.name, m.Label, o.name)
 			}
 		}

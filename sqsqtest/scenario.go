@@ -30,12 +30,13 @@ type BatchHandler func(ctx context.Context, msgs []Msg) error
 // [Scenario.Seeds] (PRNG) and [Scenario.Find] (search and shrink) play
 // many.
 //
-// A consumer has one of three shapes. Consumer: the kit receives (up to
+// A consumer has one of four shapes. Consumer: the kit receives (up to
 // Batch messages per receive) and calls the handler once per message, in
 // order, stopping a FIFO group at its first failure. BatchConsumer: the
 // kit receives and hands the whole batch to the handler. Loop: the
 // consumer owns its receive loop and calls ReceiveMessage itself through
-// [Env.SQS].
+// [Env.SQS]. Lambda: an AWS Lambda SQS handler, which the kit invokes as
+// Lambda's event source mapping does (see [LambdaConfig]).
 //
 // A run draws up to Steps actions (and may draw an early end), each among
 // those enabled: send the next message; let a consumer receive; let one
@@ -70,6 +71,14 @@ type Scenario struct {
 	// ctx ends (the run is over) or its consumer crashes, receiving with
 	// env.SQS() from env.QueueURL().
 	Loop func(ctx context.Context, env *Env)
+	// Lambda is an AWS Lambda function fed by the source queue through an
+	// event source mapping instead, which the kit plays as LambdaConfig
+	// says: each consumer is an execution environment, built (the
+	// function's init) by calling Lambda with its Env.
+	Lambda func(env *Env) LambdaHandler
+	// LambdaConfig configures the event source mapping and the timeout of
+	// Lambda; the defaults are Lambda's.
+	LambdaConfig LambdaConfig
 	// Invariants are checked after the run settles.
 	Invariants []Invariant
 
@@ -81,7 +90,8 @@ type Scenario struct {
 	// Redrive lets the schedule redrive the dead-letter queue (a move task,
 	// which gives each message a new MessageId) before the run settles.
 	Redrive bool
-	// Batch is MaxNumberOfMessages per receive of the kit (default 1).
+	// Batch is MaxNumberOfMessages per receive of the kit (default 1; a
+	// Lambda's is LambdaConfig.BatchSize, up to 10).
 	Batch int
 	// FIFO makes the source queue and its dead-letter queue FIFO queues;
 	// GroupOf gives a body's message group (default: one group).
@@ -114,7 +124,10 @@ type Scenario struct {
 	SettleSteps int
 }
 
-// Invariant is a named property checked at the end of every run.
+// Invariant is a named property checked at the end of every run. An error
+// that names the messages involved by their labels ("A (order-1) charged
+// twice", with r.Labels[i]) lets the report print their lines in full and
+// fold the rest of the settle phase (see [Outcome.String]).
 type Invariant struct {
 	Name  string
 	Check func(r *Result) error
@@ -135,10 +148,24 @@ type Result struct {
 	// Settled reports that the run ended with every consumed queue empty and
 	// no consumer busy.
 	Settled bool
-	// Faults reports whether the schedule could inject faults that break
-	// at-most-once delivery (duplicates), for invariants that only hold
-	// without them.
+	// Faults are the scenario's fault rates, for invariants that are
+	// meaningful only without some faults (see [NoConcurrentProcessing]).
 	Faults Rates
+	// FIFO reports that the source queue is a FIFO queue.
+	FIFO bool
+	// Groups are the messages' groups ([Scenario.GroupOf]), parallel to
+	// Bodies.
+	Groups []string
+	// DeadLettered are the labels of the messages that were moved to the
+	// dead-letter queue at least once, in label order.
+	DeadLettered []string
+	// Concurrent are the labels of the messages handed to a consumer while
+	// another still handled them, once per such delivery
+	// ([Ledger.Concurrent] counts them).
+	Concurrent []string
+	// Left are the labels of the messages still stored in the source queue
+	// or its dead-letter queue when the run ended, in label order.
+	Left []string
 }
 
 // Outcome is the result of one run.
@@ -157,15 +184,18 @@ type Outcome struct {
 	Legend []string
 }
 
+// String reports the run: for a failure, the error, the legend of the
+// messages and the schedule, its settle phase summarised around the
+// messages the error names (see [Timeline] for every line).
 func (o *Outcome) String() string {
-	legend := ""
-	if len(o.Legend) > 0 {
-		legend = "messages: " + joinLegend(o.Legend) + "\n"
-	}
 	if o.Err == nil {
+		legend := ""
+		if len(o.Legend) > 0 {
+			legend = "messages: " + joinLegend(o.Legend) + "\n"
+		}
 		return fmt.Sprintf("passed after %d steps:\n%s%v", o.Steps, legend, o.Timeline)
 	}
-	return fmt.Sprintf("invariant failed: %v\n%sschedule (%d steps):\n%v", o.Err, legend, o.Steps, o.Timeline)
+	return o.headline() + "\n" + o.details()
 }
 
 func (s *Scenario) defaults() {
@@ -187,12 +217,15 @@ func (s *Scenario) defaults() {
 	if s.GroupOf == nil {
 		s.GroupOf = func(string) string { return "g" }
 	}
+	if s.Lambda != nil {
+		s.lambdaDefaults()
+	}
 }
 
 // shapes counts the consumer shapes a scenario gives.
 func (s *Scenario) shapes() int {
 	n := 0
-	for _, set := range []bool{s.Consumer != nil, s.BatchConsumer != nil, s.Loop != nil} {
+	for _, set := range []bool{s.Consumer != nil, s.BatchConsumer != nil, s.Loop != nil, s.Lambda != nil} {
 		if set {
 			n++
 		}

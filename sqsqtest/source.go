@@ -51,15 +51,50 @@ func (p *PRNG) Draw(label string, n int) int {
 // a property fails rapid shrinks the schedule (fewer faults, fewer steps,
 // earlier consumers) and replays the minimal one. Use it only inside the
 // rapid property function that received t.
-func Rapid(t *rapid.T) Source { return rapidSource{t} }
+func Rapid(t *rapid.T) Source { return &rapidSource{t: t} }
 
-type rapidSource struct{ t *rapid.T }
+// rapidSource draws from rapid. A rapid draw panics when rapid wants the
+// property to stop: while shrinking, a schedule that draws more than the
+// recorded draws is invalid. Such a panic must reach rapid on the
+// property's goroutine, but a draw may happen in a consumer's goroutine
+// (the fault policy decides inside a delete), where it would end the
+// consumer or the test binary. So the source keeps the first panic, draws
+// 0 from then on (the lucky draws end the run soon), and [Scenario.Run]
+// raises it again on its own goroutine once the run has ended.
+type rapidSource struct {
+	t    *rapid.T
+	mu   sync.Mutex
+	stop any
+}
 
-func (r rapidSource) Draw(label string, n int) int {
-	if n <= 1 {
+func (r *rapidSource) Draw(label string, n int) (v int) {
+	if n <= 1 || r.halted() != nil {
 		return 0
 	}
+	defer func() {
+		if p := recover(); p != nil {
+			r.mu.Lock()
+			r.stop = p
+			r.mu.Unlock()
+			v = 0
+		}
+	}()
 	return rapid.IntRange(0, n-1).Draw(r.t, label)
+}
+
+// halted returns the panic that stopped the source's draws, nil if none.
+func (r *rapidSource) halted() any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stop
+}
+
+// haltedBy returns the panic that stopped src's draws, if src can stop.
+func haltedBy(src Source) any {
+	if h, ok := src.(interface{ halted() any }); ok {
+		return h.halted()
+	}
+	return nil
 }
 
 // Lucky returns a [Source] that always draws 0: no fault ever fires and a

@@ -16,11 +16,12 @@ import (
 )
 
 // SQS is the scenario's queues as code written against the AWS SDK sees
-// them: methods of *sqs.Client with the SDK's signatures, answered by the
-// awssqs adapter (so errors are the SDK's). Each call is a step of the
-// schedule. A ReceiveMessage that would wait (WaitTimeSeconds, or the
-// queue's ReceiveMessageWaitTimeSeconds) waits in virtual time: it goes
-// once messages are there or when its wait ends.
+// them: every operation method of *sqs.Client, with the SDK's signatures,
+// answered by the awssqs adapter (so errors are the SDK's); code written
+// against an interface of *sqs.Client methods takes it unchanged. Each
+// call is a step of the schedule. A ReceiveMessage that would wait
+// (WaitTimeSeconds, or the queue's ReceiveMessageWaitTimeSeconds) waits in
+// virtual time: it goes once messages are there or when its wait ends.
 type SQS struct{ e *Env }
 
 // SQS returns the SDK-shaped view of the scenario's queues; pass

@@ -1,0 +1,104 @@
+package sqsqtest
+
+import (
+	"context"
+	"strconv"
+	"sync/atomic"
+	"testing"
+)
+
+func TestEnvRuns(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		env     string
+		set     bool
+		want    int
+		wantErr bool
+	}{
+		{set: false, want: DefaultRuns},
+		{env: "5000", set: true, want: 5000},
+		{env: "1", set: true, want: 1},
+		{env: "0", set: true, want: DefaultRuns, wantErr: true},
+		{env: "-3", set: true, want: DefaultRuns, wantErr: true},
+		{env: "many", set: true, want: DefaultRuns, wantErr: true},
+	} {
+		n, err := envRuns(func(k string) (string, bool) {
+			if k != runsEnv {
+				t.Fatalf("looked up %s", k)
+			}
+			return tt.env, tt.set
+		})
+		if n != tt.want || (err != nil) != tt.wantErr {
+			t.Errorf("SQSQTEST_RUNS=%q (set %v): %d, %v; want %d, error %v", tt.env, tt.set, n, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+func TestRoundsFor(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		runs, checks int
+		seed         string
+		want         int
+	}{
+		{1000, 100, "0", 10},
+		{1000, 100, "", 10},
+		{1001, 100, "0", 11},
+		{50, 100, "0", 1},
+		{1000, 1000, "0", 1},
+		{1000, 0, "0", 1},    // -rapid.checks=0: one call, which plays none
+		{1000, 100, "42", 1}, // -rapid.seed: every call would play the same schedules
+		{100000, 100, "", 1000},
+	} {
+		if got := roundsFor(tt.runs, tt.checks, tt.seed); got != tt.want {
+			t.Errorf("roundsFor(%d, %d, %q) = %d, want %d", tt.runs, tt.checks, tt.seed, got, tt.want)
+		}
+	}
+}
+
+// The flags are registered once, on flag.CommandLine, and Runs reads the
+// one of -sqsqtest.runs.
+func TestRunsFlag(t *testing.T) {
+	t.Parallel()
+	v := flagValue(runsFlag)
+	if v == "" || flagValue(drawsFlag) == "" {
+		t.Fatalf("flags not registered: %q %q", v, flagValue(drawsFlag))
+	}
+	if n, err := strconv.Atoi(v); err != nil || n != Runs() {
+		t.Errorf("-%s=%s, Runs() = %d", runsFlag, v, Runs())
+	}
+}
+
+// wantRuns is how many schedules Test and TestPlain play under the
+// current flags.
+func wantRuns() int {
+	checks, _ := strconv.Atoi(flagValue("rapid.checks"))
+	rounds := roundsFor(Runs(), checks, flagValue("rapid.seed"))
+	if testing.Short() {
+		checks /= 5
+	}
+	return rounds * checks
+}
+
+// counted is a correct scenario whose invariant counts the runs.
+func counted(n *atomic.Int64) Scenario {
+	return Scenario{
+		Messages: []string{"a", "b"}, Faults: Rates{LoseDelete: 10}, Crash: 5,
+		Consumer: func(env *Env) Handler {
+			q := env.Queue()
+			return func(ctx context.Context, m Msg) error { return q.Delete(ctx, m.ReceiptHandle) }
+		},
+		Invariants: []Invariant{NothingLeft(), {Name: "count", Check: func(*Result) error { n.Add(1); return nil }}},
+	}
+}
+
+// TestPlain plays Runs() schedules (a fifth with -short), in rapid.Check
+// calls of -rapid.checks each.
+func TestTestPlainPlaysRuns(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int64
+	counted(&n).TestPlain(t)
+	if got, want := int(n.Load()), wantRuns(); got != want {
+		t.Errorf("played %d runs, want %d (Runs() = %d)", got, want, Runs())
+	}
+}
