@@ -97,7 +97,7 @@ type sched struct {
 
 // watchdog bounds how long plain-mode quiescence waits in real time: a
 // consumer goroutine blocked outside the kit never parks.
-const watchdog = 10 * time.Second
+const watchdog = 30 * time.Second
 
 // fencedCallLimit ends a crashed consumer's goroutine that keeps calling
 // the kit after ErrCrashed: it would never return otherwise.

@@ -113,7 +113,7 @@ func TestCrashInEnvGoroutine(t *testing.T) {
 		},
 		Invariants: []sqsqtest.Invariant{
 			sqsqtest.EffectOnce(func(b string) string { return "charge:" + b }),
-			sqsqtest.NoneLost(),
+			sqsqtest.NothingLeft(),
 		}}
 	for seed := uint64(1); seed <= 200; seed++ {
 		if o := s.Run(sqsqtest.Seed(seed)); o.Err != nil {

@@ -38,6 +38,8 @@ type consumer struct {
 
 	crashed     atomic.Bool
 	fencedCalls atomic.Int64
+	ctx         context.Context // ends when the generation crashes or the run ends
+	cancel      context.CancelFunc
 
 	// Scheduler side.
 	threads      int // goroutines of the engine still running

@@ -39,7 +39,7 @@ func chargeScenario(inbox bool) sqsqtest.Scenario {
 		},
 		Invariants: []sqsqtest.Invariant{
 			sqsqtest.EffectOnce(func(b string) string { return "charge:" + b }),
-			sqsqtest.NoneLost(),
+			sqsqtest.NothingLeft(),
 		},
 	}
 }

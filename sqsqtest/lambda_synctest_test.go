@@ -60,7 +60,7 @@ func TestLambdaFanOutInBubble(t *testing.T) {
 		},
 		Invariants: []sqsqtest.Invariant{
 			sqsqtest.EffectOnce(lambdaKey),
-			sqsqtest.NoneLost(),
+			sqsqtest.NothingLeft(),
 		},
 	}
 	s.Test(t)

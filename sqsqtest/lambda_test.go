@@ -81,7 +81,7 @@ func lambdaScenario(fifo bool) sqsqtest.Scenario {
 		LambdaConfig: sqsqtest.LambdaConfig{ReportBatchItemFailures: true},
 		Invariants: []sqsqtest.Invariant{
 			sqsqtest.EffectOnce(lambdaKey),
-			sqsqtest.NoneLost(),
+			sqsqtest.NothingLeft(),
 		},
 	}
 	if fifo {

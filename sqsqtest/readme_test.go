@@ -35,7 +35,7 @@ func TestChargeOnce(t *testing.T) {
 		},
 		Invariants: []sqsqtest.Invariant{
 			sqsqtest.EffectOnce(func(order string) string { return "charge:" + order }),
-			sqsqtest.NoneLost(),
+			sqsqtest.NothingLeft(),
 		},
 	}
 	rapid.Check(t, s.Check)

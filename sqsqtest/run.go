@@ -232,6 +232,9 @@ func (r *run) setup() error {
 func (r *run) newConsumer(i, gen int) *consumer {
 	c := &consumer{name: "c" + strconv.Itoa(i+1), slot: i, gen: gen}
 	c.env = &Env{r: r, c: c}
+	// A generation's context ends with it: a crashed consumer's loop and
+	// handlers see ctx.Done as well as ErrCrashed.
+	c.ctx, c.cancel = context.WithCancel(r.ctx)
 	r.all = append(r.all, c)
 	switch {
 	case r.s.Consumer != nil:
@@ -239,7 +242,7 @@ func (r *run) newConsumer(i, gen int) *consumer {
 	case r.s.BatchConsumer != nil:
 		c.batchHandler = r.s.BatchConsumer(c.env)
 	case r.s.Loop != nil:
-		ctx := r.ctx
+		ctx := c.ctx
 		r.sch.spawn(c, func() error { r.s.Loop(ctx, c.env); return nil })
 	case r.s.Lambda != nil:
 		c.lambda = r.s.Lambda(c.env)
@@ -452,7 +455,9 @@ func (r *run) enabled(drawn bool) []action {
 	awake := false
 	for _, cl := range r.calls {
 		if cl.enabled(now, r.version) {
-			awake = awake || !cl.receive
+			// A receive that has messages to take is awake too: a long
+			// poll answers as soon as messages are there, not at its end.
+			awake = awake || !cl.receive || !cl.wake.IsZero() && now.Before(cl.wake)
 			acts = append(acts, action{kind: actCall, cl: cl})
 		}
 	}
@@ -468,7 +473,7 @@ func (r *run) enabled(drawn bool) []action {
 		acts = append(acts, action{kind: actGap})
 	}
 	if r.dlq != nil && (r.s.Redrive || !drawn) {
-		if ds, _ := r.dlq.Stats(); ds.Visible > 0 {
+		if ds, _ := r.dlq.Stats(); ds.Visible > 0 && !r.moving() {
 			acts = append(acts, action{kind: actRedrive})
 		}
 	}
@@ -565,7 +570,7 @@ func (r *run) take(cl *call, drawn bool) {
 		r.crash(c, cl)
 		return
 	}
-	if cl.draw != nil {
+	if cl.draw != nil && !r.settling { // the settle phase is lucky: draws give 0
 		cl.draw.value = r.src.Draw(cl.draw.label, cl.draw.n)
 		if cl.draw.value != 0 {
 			r.logf("%s drew %s: %d", c.name, cl.draw.label, cl.draw.value)
@@ -579,6 +584,7 @@ func (r *run) take(cl *call, drawn bool) {
 // generation takes the slot.
 func (r *run) crash(c *consumer, cl *call) {
 	c.crashed.Store(true)
+	c.cancel()
 	r.sch.grant(cl, false)
 	var keep []*call
 	for _, o := range r.calls {
@@ -718,6 +724,18 @@ func (r *run) advanceTo(t time.Time) {
 	r.process()
 }
 
+// moving reports whether a move task (a consumer's) runs on the DLQ: the
+// kit waits for it rather than start its own, which would fail.
+func (r *run) moving() bool {
+	tasks, _ := r.b.ListMoveTasks(r.ctx, r.dlq.ARN(), sqsq.Optional[int]{})
+	for _, t := range tasks {
+		if t.Status == sqsq.MoveTaskRunning {
+			return true
+		}
+	}
+	return false
+}
+
 // redrive moves the DLQ's messages back to the queue with a move task,
 // which gives each a new MessageId, and runs the task to its end.
 func (r *run) redrive() {
@@ -787,7 +805,7 @@ func (r *run) receive(c *consumer) {
 		}
 	}
 	c.busy, c.inHand = true, ls
-	ctx := r.ctx
+	ctx := c.ctx
 	if c.batchHandler != nil {
 		r.sch.spawn(c, func() error { return c.batchHandler(ctx, batch) })
 		return
@@ -864,7 +882,10 @@ func (r *run) settle() bool {
 			func(a action) bool { return a.kind == actCall && !a.cl.receive },
 			func(a action) bool { return a.kind == actSend },
 			func(a action) bool { return (a.kind == actReceive || a.kind == actCall) && !stuck },
-			func(a action) bool { return a.kind == actAdvance || a.kind == actRedrive || a.kind == actWait },
+			// A redrive before the clock moves: parked long polls always
+			// have a deadline to advance to.
+			func(a action) bool { return a.kind == actRedrive },
+			func(a action) bool { return a.kind == actAdvance || a.kind == actWait },
 		} {
 			for _, a := range r.enabled(false) {
 				if pass(a) {
@@ -881,7 +902,8 @@ func (r *run) settle() bool {
 		}
 		before := len(r.tl)
 		r.do(*pick, false)
-		stuck = pick.kind == actReceive && len(r.tl) == before+1 && strings.HasSuffix(r.tl[before].Text, ": empty")
+		receive := pick.kind == actReceive || pick.kind == actCall && pick.cl.receive
+		stuck = receive && len(r.tl) == before+1 && strings.HasSuffix(r.tl[before].Text, ": empty")
 	}
 	return r.quiet()
 }

@@ -52,7 +52,7 @@ func TestBatchGoroutinesInBubble(t *testing.T) {
 		},
 		Invariants: []sqsqtest.Invariant{
 			sqsqtest.EffectOnce(func(b string) string { return "charge:" + b }),
-			sqsqtest.NoneLost(),
+			sqsqtest.NothingLeft(),
 		},
 	}
 	s.Test(t)
@@ -81,7 +81,7 @@ func TestLoopConsumerInBubble(t *testing.T) {
 			}
 		},
 		Invariants: []sqsqtest.Invariant{
-			sqsqtest.NoneLost(),
+			sqsqtest.NothingLeft(),
 			{Name: "every job done", Check: func(r *sqsqtest.Result) error {
 				for _, b := range r.Bodies {
 					if r.Ledger.Effects["done:"+b] == 0 {

@@ -166,7 +166,7 @@ func errorsQueueScenario() sqsqtest.Scenario {
 			}
 		},
 		Invariants: []sqsqtest.Invariant{
-			sqsqtest.NoneLost(),
+			sqsqtest.NothingLeft(),
 			{Name: "every order charged, the poison parked", Check: func(r *sqsqtest.Result) error {
 				for _, b := range []string{"order-1", "order-3"} {
 					if r.Ledger.Effects["charge:"+b] == 0 {
@@ -369,7 +369,7 @@ func TestSQSConsumerRedrivesAndCreatesQueue(t *testing.T) {
 			}
 		},
 		Invariants: []sqsqtest.Invariant{
-			sqsqtest.NoneLost(),
+			sqsqtest.NothingLeft(),
 			{Name: "every job done and audited", Check: func(r *sqsqtest.Result) error {
 				for _, b := range r.Bodies {
 					if r.Ledger.Effects["done:"+b] == 0 {
@@ -505,7 +505,7 @@ func TestSQSEveryOperationIsAStep(t *testing.T) {
 				}
 			}
 		},
-		Invariants: []sqsqtest.Invariant{sqsqtest.NoneLost(), {Name: "the scratch queue is gone", Check: func(r *sqsqtest.Result) error {
+		Invariants: []sqsqtest.Invariant{sqsqtest.NothingLeft(), {Name: "the scratch queue is gone", Check: func(r *sqsqtest.Result) error {
 			if _, ok := r.Queues["scratch"]; ok {
 				return errors.New("scratch is still among the run's queues")
 			}

@@ -87,32 +87,6 @@ func checkCaught(t *testing.T, f sqsqtest.Finding) {
 	}
 }
 
-// The order invariant reads the ledger's log: in order passes, out of
-// order, missing and twice fail.
-func TestPostedInOrder(t *testing.T) {
-	t.Parallel()
-	bodies := []string{"a#1 +1", "a#2 +2", "b#1 +3"}
-	for _, c := range []struct {
-		log  []string
-		want string // "" for none
-	}{
-		{[]string{"a#1", "b#1", "a#2"}, ""},
-		{[]string{"b#1", "a#2", "a#1"}, "a: a#2 posted by c1 before a#1, which c1 posted later"},
-		{[]string{"a#2", "b#1"}, "a: a#2 posted by c1 before a#1, which was never posted"},
-		{[]string{"a#1", "b#1"}, "a#2 never posted"},
-		{[]string{"a#1", "a#2", "a#2", "b#1"}, "a: a#2 posted again"},
-	} {
-		o := sqsqtest.Scenario{Messages: bodies}.Run(sqsqtest.Lucky()) // a ledger to fill
-		for _, k := range c.log {
-			o.Ledger.Log = append(o.Ledger.Log, sqsqtest.EffectRecord{Key: k, Consumer: "c1"})
-		}
-		err := PostedInOrder().Check(&sqsqtest.Result{Ledger: o.Ledger, Bodies: bodies})
-		if got := fmt.Sprint(err); c.want == "" && err != nil || c.want != "" && got != c.want {
-			t.Errorf("log %v: got %v, want %q", c.log, err, c.want)
-		}
-	}
-}
-
 // inBubble runs f in a testing/synctest bubble (Go 1.25+, see
 // synctest_test.go); nil before Go 1.25.
 var inBubble func(t *testing.T, f func())

@@ -71,7 +71,7 @@ func Scenario(handle Handle) sqsqtest.Scenario {
 				return handle(ctx, env, Lease{API: api, QueueURL: url, ReceiptHandle: m.ReceiptHandle})
 			}
 		},
-		Invariants: []sqsqtest.Invariant{sqsqtest.NoConcurrentDelivery(), sqsqtest.NoneLost()},
+		Invariants: []sqsqtest.Invariant{sqsqtest.NoConcurrentProcessing(), sqsqtest.NothingLeft()},
 	}
 }
 

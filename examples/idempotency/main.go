@@ -109,7 +109,7 @@ func Scenario(handle Handler) sqsqtest.Scenario {
 		},
 		Invariants: []sqsqtest.Invariant{
 			sqsqtest.EffectOnce(func(order string) string { return "charge:" + order }),
-			sqsqtest.NoneLost(),
+			sqsqtest.NothingLeft(),
 		},
 	}
 }

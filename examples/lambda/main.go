@@ -105,7 +105,7 @@ func Scenario(fn func(Payments, Gateway) Function) sqsqtest.Scenario {
 		},
 		Invariants: []sqsqtest.Invariant{
 			sqsqtest.EffectOnce(func(order string) string { return "charge:" + order }),
-			sqsqtest.NoneLost(),
+			sqsqtest.NothingLeft(),
 		},
 	}
 }
