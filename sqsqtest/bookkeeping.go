@@ -1,0 +1,181 @@
+package sqsqtest
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sqsq/sqsq"
+	"github.com/sqsq/sqsq/awssqs"
+)
+
+func (r *run) now() time.Time {
+	if r.fast != nil {
+		return r.fast.Now()
+	}
+	return time.Now()
+}
+
+func (r *run) since() time.Duration { return r.now().Sub(r.start) }
+
+func (r *run) log(text string) { r.tl = append(r.tl, Entry{At: r.since(), Text: text}) }
+
+func (r *run) logf(format string, args ...any) { r.log(fmt.Sprintf(format, args...)) }
+
+// logCall logs a consumer's call with its outcome and any injected fault.
+func (r *run) logCall(c *consumer, call string, err error) {
+	r.evMu.Lock()
+	stale := false
+	for _, e := range r.events {
+		stale = stale || e.Kind == sqsq.EventDeleted && e.Applied && !e.Removed
+	}
+	r.evMu.Unlock()
+	r.process()
+	text := c.name + " " + call
+	if err != nil {
+		text += ": " + errText(err)
+	}
+	if stale {
+		text += " (stale handle: nothing deleted)"
+	}
+	r.log(text + r.faultNotes())
+}
+
+func errText(err error) string {
+	if e, ok := awssqs.CoreError(err); ok {
+		return string(e.Code)
+	}
+	var e *sqsq.Error
+	if errors.As(err, &e) {
+		return string(e.Code)
+	}
+	return err.Error()
+}
+
+// faultNotes names the faults injected since the last line, for the line
+// of the call they hit: " [duplicate delivery of B, delete failed]".
+func (r *run) faultNotes() string {
+	var notes []string
+	for _, in := range r.pol.takeNew() {
+		note := in.Fault.String()
+		if in.Fault == Duplicate && len(r.dups) > 0 {
+			note += " of " + r.dups[0]
+			r.dups = r.dups[1:]
+		}
+		notes = append(notes, note)
+	}
+	r.dups = nil
+	if len(notes) == 0 {
+		return ""
+	}
+	return " [" + strings.Join(notes, ", ") + "]"
+}
+
+func (r *run) labelOf(handle string) string {
+	if l, ok := r.handles[handle]; ok {
+		return l
+	}
+	return "?"
+}
+
+// labelOfBody names a body: its scenario label, or the body itself (a
+// message the consumers sent), shortened.
+func (r *run) labelOfBody(body string) string {
+	if l, ok := r.labels[body]; ok {
+		return l
+	}
+	if len(body) > 24 {
+		body = body[:21] + "..."
+	}
+	return strconv.Quote(body)
+}
+
+// process applies the observer's events to the run's bookkeeping.
+func (r *run) process() {
+	r.evMu.Lock()
+	evs := r.events
+	r.events = nil
+	r.evMu.Unlock()
+	if len(evs) > 0 {
+		r.version++
+	}
+	for _, e := range evs {
+		l := r.labelOfBody(e.Body)
+		if e.MessageID != "" {
+			if _, seen := r.idLabel[e.MessageID]; !seen {
+				r.ids[l] = append(r.ids[l], e.MessageID)
+			}
+			r.idLabel[e.MessageID] = l
+		}
+		switch e.Kind {
+		case sqsq.EventSent:
+			r.stored[e.MessageID] = [2]string{e.Queue, l}
+			if e.Delay > 0 {
+				r.delays[e.MessageID] = e.At.Add(e.Delay)
+			}
+		case sqsq.EventReceived:
+			r.handles[e.ReceiptHandle] = l
+			if e.Duplicate {
+				r.dups = append(r.dups, l)
+			}
+			if e.Timeout > 0 {
+				r.deadlines[e.MessageID] = e.At.Add(e.Timeout)
+			} else {
+				delete(r.deadlines, e.MessageID)
+			}
+		case sqsq.EventVisibilityChanged:
+			if _, tracked := r.deadlines[e.MessageID]; tracked && e.Applied {
+				if e.Timeout > 0 {
+					r.deadlines[e.MessageID] = e.At.Add(e.Timeout)
+				} else {
+					delete(r.deadlines, e.MessageID)
+					r.logf("%s visible again", l)
+				}
+			}
+		case sqsq.EventDeleted:
+			if e.Removed {
+				delete(r.deadlines, e.MessageID)
+				delete(r.stored, e.MessageID)
+			}
+		case sqsq.EventRedriven:
+			delete(r.stored, e.MessageID)
+			r.stored[e.NewMessageID] = [2]string{e.Destination, l}
+		case sqsq.EventDeadLettered:
+			r.stored[e.MessageID] = [2]string{e.DeadLetterQueue, l}
+			delete(r.deadlines, e.MessageID)
+			r.ledger.MovedToDLQ++
+			r.inDLQ = append(r.inDLQ, l)
+			r.logf("%s moved to DLQ after %d receives", l, e.ReceiveCount)
+		}
+	}
+	if s, err := r.q.Stats(); err == nil && s.OldestAge > r.ledger.OldestAge {
+		r.ledger.OldestAge = s.OldestAge
+	}
+}
+
+// legend names every scenario message: A = order-1 (MessageIds).
+func (r *run) legend() []string {
+	var out []string
+	for i, body := range r.s.Messages {
+		l := label(i)
+		text := l + " = " + strconv.Quote(body)
+		if ids := r.ids[l]; len(ids) > 0 {
+			text += " (" + strings.Join(shortIDs(ids), ", then ") + ")"
+		}
+		out = append(out, text)
+	}
+	return out
+}
+
+// shortIDs drops the run's common MessageId prefix.
+func shortIDs(ids []string) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = "…" + strings.TrimLeft(strings.TrimPrefix(id, "00000000-0000-4000-8000-"), "0")
+	}
+	return out
+}
+
+func joinLegend(l []string) string { return strings.Join(l, "; ") }

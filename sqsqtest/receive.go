@@ -1,0 +1,123 @@
+package sqsqtest
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sqsq/sqsq"
+)
+
+// receive is a receive by the kit for a consumer of a kit-owned shape; the
+// messages it gets go to the consumer's handler in a goroutine of its own.
+func (r *run) receive(c *consumer) {
+	if r.s.Lambda != nil {
+		r.lambdaReceive(c) // the event source mapping's poll
+		return
+	}
+	msgs, err := r.q.Receive(r.ctx, sqsq.ReceiveInput{
+		MaxNumberOfMessages:         r.s.Batch,
+		WaitTimeSeconds:             sqsq.Some(time.Duration(0)),
+		MessageSystemAttributeNames: []string{sqsq.SysAll},
+		MessageAttributeNames:       []string{"All"},
+	})
+	r.evMu.Lock()
+	var got []string
+	for _, e := range r.events {
+		if e.Kind == sqsq.EventReceived {
+			got = append(got, r.labelOfBody(e.Body))
+		}
+	}
+	r.evMu.Unlock()
+	r.process()
+	notes := r.faultNotes()
+	switch {
+	case err != nil && len(got) > 0:
+		r.logf("receive(%s) by %s: %s, response lost%s", strings.Join(got, ","), c.name, errText(err), notes)
+		return
+	case err != nil:
+		r.logf("receive by %s: %s%s", c.name, errText(err), notes)
+		return
+	case len(msgs) == 0:
+		r.logf("receive by %s: empty%s", c.name, notes)
+		return
+	}
+	batch := make([]Msg, len(msgs))
+	var ls []string
+	for i, m := range msgs {
+		batch[i] = r.msg(m)
+		ls = append(ls, batch[i].Label)
+	}
+	r.logf("receive(%s) by %s%s", strings.Join(ls, ","), c.name, notes)
+	for _, m := range batch {
+		r.ledger.Deliveries[m.Label]++
+		for _, o := range r.slots {
+			if o != c && o.busy && contains(o.inHand, m.Label) {
+				r.ledger.Concurrent++
+				r.concur = append(r.concur, m.Label)
+				r.logf("%s handles %s while %s still does", c.name, m.Label, o.name)
+			}
+		}
+	}
+	c.busy, c.inHand = true, ls
+	ctx := c.ctx
+	if c.batchHandler != nil {
+		r.sch.spawn(c, func() error { return c.batchHandler(ctx, batch) })
+		return
+	}
+	r.sch.spawn(c, func() error { return r.handleEach(ctx, c, batch) })
+}
+
+// handleEach calls a per-message handler on each message of a batch in
+// order. On a FIFO queue a failure stops the message's group for the rest
+// of the batch, as an ordered consumer must: those messages stay in flight
+// and come back after the failed one.
+func (r *run) handleEach(ctx context.Context, c *consumer, batch []Msg) error {
+	stopped := map[string]string{}
+	for i := range batch {
+		m := batch[i]
+		if first, ok := stopped[m.GroupId]; ok && r.s.FIFO {
+			r.logf("%s leaves %s in flight: group %s stopped at %s", c.name, m.Label, m.GroupId, first)
+			continue
+		}
+		c.current.Store(&m)
+		err := c.handler(ctx, m)
+		c.current.Store(nil)
+		if c.crashed.Load() {
+			return ErrCrashed
+		}
+		if err != nil {
+			r.logf("%s failed on %s: %v", c.name, m.Label, err)
+			stopped[m.GroupId] = m.Label
+			continue
+		}
+		r.logf("%s done with %s", c.name, m.Label)
+	}
+	return nil
+}
+
+// msg turns a received message into a Msg.
+func (r *run) msg(m sqsq.Message) Msg {
+	rc, _ := strconv.Atoi(m.Attributes[sqsq.SysApproximateReceiveCount])
+	out := Msg{MessageId: m.MessageId, ReceiptHandle: m.ReceiptHandle, Body: m.Body, ReceiveCount: rc,
+		Label: r.labelOfBody(m.Body), Attributes: m.Attributes, MessageAttributes: m.MessageAttributes,
+		GroupId: m.Attributes[sqsq.SysMessageGroupId], DeduplicationId: m.Attributes[sqsq.SysMessageDeduplicationId],
+		SequenceNumber: m.Attributes[sqsq.SysSequenceNumber]}
+	if ms, err := strconv.ParseInt(m.Attributes[sqsq.SysSentTimestamp], 10, 64); err == nil {
+		out.SentAt = time.UnixMilli(ms)
+	}
+	if ms, err := strconv.ParseInt(m.Attributes[sqsq.SysApproximateFirstReceiveTimestamp], 10, 64); err == nil {
+		out.FirstReceivedAt = time.UnixMilli(ms)
+	}
+	return out
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,344 @@
+package sqsqtest
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sqsq/sqsq"
+)
+
+// action kinds.
+const (
+	actSend = iota
+	actReceive
+	actCall
+	actAdvance
+	actGap
+	actRedrive
+	actWait
+)
+
+type action struct {
+	kind int
+	c    *consumer
+	cl   *call
+}
+
+// enabled lists the actions possible now, in a fixed order (so draw 0 is
+// the lucky, boring choice: send, then the first consumer).
+func (r *run) enabled(drawn bool) []action {
+	var acts []action
+	if r.sent < len(r.s.Messages) {
+		acts = append(acts, action{kind: actSend})
+	}
+	st, _ := r.q.Stats()
+	now := r.now()
+	if r.s.Loop == nil {
+		for _, c := range r.slots {
+			if !c.busy && (st.Visible > 0 || drawn && st.InFlight > 0 && r.s.Faults[Duplicate] > 0) {
+				acts = append(acts, action{kind: actReceive, c: c})
+			}
+		}
+	}
+	awake := false
+	for _, cl := range r.calls {
+		if cl.enabled(now, r.version) {
+			// A receive that has messages to take is awake too: a long
+			// poll answers as soon as messages are there, not at its end.
+			awake = awake || !cl.receive || !cl.wake.IsZero() && now.Before(cl.wake)
+			acts = append(acts, action{kind: actCall, cl: cl})
+		}
+	}
+	if awake {
+		return acts
+	}
+	if _, ok := r.nextInstant(); ok {
+		acts = append(acts, action{kind: actAdvance})
+	} else if r.sch.bubble && r.blocked() {
+		acts = append(acts, action{kind: actWait})
+	}
+	if drawn && r.s.MaxGap > 0 {
+		acts = append(acts, action{kind: actGap})
+	}
+	if r.dlq != nil && (r.s.Redrive || !drawn) {
+		if ds, _ := r.dlq.Stats(); ds.Visible > 0 && !r.moving() {
+			acts = append(acts, action{kind: actRedrive})
+		}
+	}
+	return acts
+}
+
+// blocked reports whether some consumer has a goroutine running that is
+// neither parked in the kit nor ended: inside a bubble, one waiting on a
+// timer or channel of its own.
+func (r *run) blocked() bool {
+	parked := map[*consumer]int{}
+	for _, cl := range r.calls {
+		parked[cl.c]++
+	}
+	for _, c := range r.slots {
+		if c.threads > parked[c] {
+			return true
+		}
+	}
+	return false
+}
+
+// nextInstant is the earliest future instant the kit knows something is
+// due: a visibility deadline, the end of a delay, a parked call's wake.
+func (r *run) nextInstant() (time.Time, bool) {
+	now := r.now()
+	var next time.Time
+	consider := func(t time.Time) {
+		if t.After(now) && (next.IsZero() || t.Before(next)) {
+			next = t
+		}
+	}
+	for _, d := range r.deadlines {
+		consider(d)
+	}
+	for _, d := range r.delays {
+		consider(d)
+	}
+	for _, cl := range r.calls {
+		if !cl.wake.IsZero() {
+			consider(cl.wake)
+		}
+	}
+	return next, !next.IsZero()
+}
+
+// earliestWake is the earliest wake of a parked call after now: idle time
+// never skips past a sleeping consumer.
+func (r *run) earliestWake() (time.Time, bool) {
+	now := r.now()
+	var next time.Time
+	for _, cl := range r.calls {
+		if cl.wake.After(now) && !cl.receive && (next.IsZero() || cl.wake.Before(next)) {
+			next = cl.wake
+		}
+	}
+	return next, !next.IsZero()
+}
+
+func (r *run) do(a action, drawn bool) {
+	switch a.kind {
+	case actSend:
+		r.send()
+	case actAdvance:
+		next, _ := r.nextInstant()
+		r.advanceTo(next)
+	case actGap:
+		ladder := durationLadder(r.s.MaxGap)[1:]
+		gap := ladder[r.src.Draw("idle time", len(ladder))]
+		to := r.now().Add(gap)
+		if w, ok := r.earliestWake(); ok && w.Before(to) {
+			to = w
+		}
+		r.logf("idle for %v", to.Sub(r.now()))
+		r.advanceTo(to)
+	case actWait:
+		r.advanceTo(r.now().Add(max(r.s.MaxGap, 12*time.Hour)))
+	case actRedrive:
+		r.redrive()
+	case actReceive:
+		r.receive(a.c)
+	case actCall:
+		r.take(a.cl, drawn)
+	}
+	r.absorb()
+}
+
+// take lets a parked call go on, unless a crash is drawn before it.
+func (r *run) take(cl *call, drawn bool) {
+	r.calls = removeCall(r.calls, cl)
+	c := cl.c
+	if drawn && c.gen == r.slots[c.slot].gen && chance(r.src, "crash "+c.name, r.s.Crash) {
+		r.logf("%s crashed before %s", c.name, cl.text)
+		r.crash(c, cl)
+		return
+	}
+	if cl.draw != nil && !r.settling { // the settle phase is lucky: draws give 0
+		cl.draw.value = r.src.Draw(cl.draw.label, cl.draw.n)
+		if cl.draw.value != 0 {
+			r.logf("%s drew %s: %d", c.name, cl.draw.label, cl.draw.value)
+		}
+	}
+	r.sch.grant(cl, true)
+}
+
+// crash kills a consumer generation: cl and its other parked calls fail
+// with ErrCrashed, and so will every later call of its goroutines; a new
+// generation takes the slot.
+func (r *run) crash(c *consumer, cl *call) {
+	c.crashed.Store(true)
+	c.cancel()
+	r.sch.grant(cl, false)
+	var keep []*call
+	for _, o := range r.calls {
+		if o.c == c {
+			r.sch.grant(o, false)
+		} else {
+			keep = append(keep, o)
+		}
+	}
+	r.calls = keep
+	r.slots[c.slot] = r.newConsumer(c.slot, c.gen+1)
+}
+
+func removeCall(calls []*call, cl *call) []*call {
+	for i, o := range calls {
+		if o == cl {
+			return append(calls[:i:i], calls[i+1:]...)
+		}
+	}
+	return calls
+}
+
+// absorb waits until every goroutine is parked or done, then takes in
+// what arrived: new parked calls (with a slowness drawn for each) and
+// ended goroutines.
+func (r *run) absorb() {
+	got := append(r.early, r.sch.quiesce()...)
+	r.early = nil
+	var fresh []*call
+	for _, cl := range got {
+		if cl.end != nil {
+			r.ended(cl)
+			continue
+		}
+		if cl.c.crashed.Load() {
+			r.sch.grant(cl, false) // parked just before its consumer crashed
+			continue
+		}
+		if cl.describe != nil {
+			cl.text = cl.describe()
+		}
+		fresh = append(fresh, cl)
+	}
+	sortCalls(fresh)
+	for _, cl := range fresh {
+		if cl.receive {
+			cl.idleAt = cl.c.lastEmpty.Load()
+		}
+		if !r.settling && r.s.Slowness > 0 && cl.draw == nil && !cl.c.kitThread() {
+			ladder := durationLadder(r.s.Slowness)
+			if d := ladder[r.src.Draw("slow "+cl.c.name, len(ladder))]; d > 0 {
+				base := r.now()
+				if cl.wake.After(base) {
+					base = cl.wake
+				}
+				cl.wake = base.Add(d)
+				r.logf("%s is slow: %v before %s", cl.c.name, d, cl.text)
+			}
+		}
+		r.calls = append(r.calls, cl)
+	}
+	sortCalls(r.calls)
+	r.process()
+}
+
+// ended accounts for a goroutine of the engine that returned.
+func (r *run) ended(cl *call) {
+	c := cl.c
+	c.threads--
+	if cl.end.panic != "" && !c.crashed.Load() {
+		r.sch.fail(fmt.Errorf("sqsqtest: %s panicked: %s", c.name, cl.end.panic))
+	}
+	if c.threads == 0 && c.busy {
+		c.busy = false
+		c.inHand = nil
+	}
+}
+
+func (r *run) send() {
+	body := r.s.Messages[r.sent]
+	in := sqsq.SendInput{MessageBody: body}
+	if r.s.FIFO {
+		in.MessageGroupId = r.s.GroupOf(body)
+		in.MessageDeduplicationId = r.labels[body]
+	}
+	r.sent++
+	_, err := r.q.Send(r.ctx, in)
+	text := "send(" + r.labels[body] + ")"
+	if err != nil {
+		text += ": " + errText(err)
+	}
+	r.log(text)
+	r.process()
+}
+
+// advanceTo moves the clock to t; inside a bubble, a consumer goroutine
+// woken on the way (by a timer of its own) stops it there.
+func (r *run) advanceTo(t time.Time) {
+	if r.fast != nil {
+		r.fast.set(t)
+	} else if d := t.Sub(time.Now()); d > 0 {
+		timer := time.NewTimer(d)
+		select {
+		case <-timer.C:
+		case cl := <-r.sch.arrivals:
+			timer.Stop()
+			r.early = append(r.early, cl)
+		}
+	}
+	r.version++
+	now := r.now()
+	type exp struct {
+		at time.Time
+		l  string
+	}
+	var due []exp
+	for id, d := range r.deadlines {
+		if !d.After(now) {
+			due = append(due, exp{d, r.idLabel[id]})
+			delete(r.deadlines, id)
+		}
+	}
+	for id, d := range r.delays {
+		if !d.After(now) {
+			delete(r.delays, id)
+		}
+	}
+	sort.Slice(due, func(i, j int) bool {
+		if !due[i].at.Equal(due[j].at) {
+			return due[i].at.Before(due[j].at)
+		}
+		return due[i].l < due[j].l
+	})
+	for _, d := range due {
+		r.tl = append(r.tl, Entry{At: d.at.Sub(r.start), Text: "visibility expired(" + d.l + ")"})
+	}
+	r.process()
+}
+
+// moving reports whether a move task (a consumer's) runs on the DLQ: the
+// kit waits for it rather than start its own, which would fail.
+func (r *run) moving() bool {
+	tasks, _ := r.b.ListMoveTasks(r.ctx, r.dlq.ARN(), sqsq.Optional[int]{})
+	for _, t := range tasks {
+		if t.Status == sqsq.MoveTaskRunning {
+			return true
+		}
+	}
+	return false
+}
+
+// redrive moves the DLQ's messages back to the queue with a move task,
+// which gives each a new MessageId, and runs the task to its end.
+func (r *run) redrive() {
+	ds, _ := r.dlq.Stats()
+	_, err := r.b.StartMoveTask(r.ctx, sqsq.StartMoveTaskInput{SourceArn: r.dlq.ARN()})
+	if err != nil {
+		r.logf("redrive: %s", errText(err))
+		return
+	}
+	labels := r.inDLQ
+	r.inDLQ = nil
+	r.ledger.Redriven += ds.Visible
+	r.logf("redrive(%s) from DLQ: new MessageIds", strings.Join(labels, ","))
+	// 500 messages per second: the n-th moves (n-1)·2 ms after the start.
+	r.advanceTo(r.now().Add(time.Duration(ds.Visible)*2*time.Millisecond + time.Millisecond))
+}
