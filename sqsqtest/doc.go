@@ -38,24 +38,29 @@
 //				sqsqtest.NothingLeft(),
 //			},
 //		}
-//		rapid.Check(t, s.Check)
+//		s.Test(t) // 1000 schedules drawn by rapid, in testing/synctest bubbles
 //	}
 //
+// (On Go 1.24, without testing/synctest: s.TestPlain(t).)
+//
 // Each run draws sends, deliveries to two interleaved consumers, crashes
-// at any step of the handler, clock advances past visibility deadlines,
+// before any kit call, clock advances past visibility deadlines,
 // redrives and faults; then it settles and checks the invariants. Remove
 // the inbox and rapid reports the double charge, shrunk to a timeline like
 //
+//	messages: A = "order-1" (…1); B = "order-2" (…2); C = "order-3" (…3)
 //	schedule (4 steps):
 //	  t=0s send(A)
-//	→ t=0s receive(A) by c2
-//	→ t=0s c2 charge(A): charge:order-1
-//	→ t=0s c2 crashed before delete(A)
+//	→ t=0s receive(A) by c1
+//	→ t=0s c1 charge(A): charge:order-1
+//	→ t=0s c1 crashed before delete(A)
 //	→ t=0s settle: faults and crashes off
-//	  … (B and C are received, charged and deleted)
+//	→ t=0s … 10 events of B, C (send, receive, charge, delete, done)
 //	→ t=30s visibility expired(A)
 //	→ t=30s receive(A) by c1
 //	→ t=30s c1 charge(A): charge:order-1
+//	→ t=30s c1 delete(A)
+//	→ t=30s c1 done with A
 //
 // The steps counted are those drawn; what follows "settle" is the settle
 // phase, which runs the consumers without faults until nothing is left to
