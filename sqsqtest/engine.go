@@ -54,6 +54,11 @@ type call struct {
 	grant   chan bool    // true: go on; false: the consumer crashed
 	seq     uint64
 	end     *threadEnd // a thread's end, not a step
+	// note is a line for the timeline from kit code that runs in a
+	// consumer's goroutine outside a granted call (after a handler
+	// returned): inside a bubble other goroutines may run then, so the
+	// scheduler writes it, in a fixed order.
+	note string
 }
 
 type drawRequest struct {
@@ -152,6 +157,14 @@ func (s *sched) arrive(cl *call) {
 		default:
 		}
 	}
+}
+
+// note hands the scheduler a timeline line from a goroutine of c; it does
+// not wait.
+func (s *sched) note(c *consumer, text string) {
+	cl := &call{c: c, note: text}
+	cl.seq = s.seq.Add(1)
+	s.arrivals <- cl
 }
 
 // park is a kit call made by a goroutine of consumer c: it waits for its

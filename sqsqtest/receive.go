@@ -2,6 +2,7 @@ package sqsqtest
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -70,7 +71,8 @@ func (r *run) receive(c *consumer) {
 }
 
 // handleEach calls a per-message handler on each message of a batch in
-// order. On a FIFO queue a failure stops the message's group for the rest
+// order. It runs in the consumer's goroutine, between the handler's kit
+// calls, so it reports through notes, not the timeline itself. On a FIFO queue a failure stops the message's group for the rest
 // of the batch, as an ordered consumer must: those messages stay in flight
 // and come back after the failed one.
 func (r *run) handleEach(ctx context.Context, c *consumer, batch []Msg) error {
@@ -78,7 +80,7 @@ func (r *run) handleEach(ctx context.Context, c *consumer, batch []Msg) error {
 	for i := range batch {
 		m := batch[i]
 		if first, ok := stopped[m.GroupId]; ok && r.s.FIFO {
-			r.logf("%s leaves %s in flight: group %s stopped at %s", c.name, m.Label, m.GroupId, first)
+			r.sch.note(c, fmt.Sprintf("%s leaves %s in flight: group %s stopped at %s", c.name, m.Label, m.GroupId, first))
 			continue
 		}
 		c.current.Store(&m)
@@ -88,11 +90,11 @@ func (r *run) handleEach(ctx context.Context, c *consumer, batch []Msg) error {
 			return ErrCrashed
 		}
 		if err != nil {
-			r.logf("%s failed on %s: %v", c.name, m.Label, err)
+			r.sch.note(c, fmt.Sprintf("%s failed on %s: %v", c.name, m.Label, err))
 			stopped[m.GroupId] = m.Label
 			continue
 		}
-		r.logf("%s done with %s", c.name, m.Label)
+		r.sch.note(c, fmt.Sprintf("%s done with %s", c.name, m.Label))
 	}
 	return nil
 }

@@ -203,8 +203,12 @@ func removeCall(calls []*call, cl *call) []*call {
 func (r *run) absorb() {
 	got := append(r.early, r.sch.quiesce()...)
 	r.early = nil
-	var fresh []*call
+	var fresh, notes []*call
 	for _, cl := range got {
+		if cl.note != "" {
+			notes = append(notes, cl)
+			continue
+		}
 		if cl.end != nil {
 			r.ended(cl)
 			continue
@@ -217,6 +221,10 @@ func (r *run) absorb() {
 			cl.text = cl.describe()
 		}
 		fresh = append(fresh, cl)
+	}
+	sortCalls(notes)
+	for _, cl := range notes {
+		r.log(cl.note)
 	}
 	sortCalls(fresh)
 	for _, cl := range fresh {

@@ -96,6 +96,9 @@ func (r *run) finish() {
 		got := append(r.early, r.sch.quiesce()...)
 		r.early = nil
 		for _, cl := range got {
+			if cl.note != "" {
+				continue // the run is over
+			}
 			if cl.end != nil {
 				r.ended(cl)
 			} else {
