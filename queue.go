@@ -43,6 +43,9 @@ type Queue struct {
 	byEnqueue pq.Queue[*message]
 	avail     pq.Queue[*message]
 	pending   pq.Queue[*message]
+	// bySeq lists every stored message in send order, for Peek's cursor
+	// (see seqindex.go).
+	bySeq seqIndex
 
 	nAvail, nInflight, nDelayed int
 
@@ -313,6 +316,7 @@ func (q *Queue) compact() {
 	if q.fifo && q.f.availGroups.Len() > 2*len(q.f.groups)+1024 {
 		q.f.availGroups.Compact(func(e pq.Entry[*group]) bool { return e.Gen == e.Val.gen })
 	}
+	q.bySeq.tidy(stored)
 }
 
 func liveEntry(e pq.Entry[*message]) bool { return e.Gen == e.Val.gen && e.Val.state != stateGone }
@@ -337,6 +341,7 @@ func (q *Queue) storeAt(m *message, enqueued, now int64, delay time.Duration) {
 		q.slots = append(q.slots, m)
 	}
 	q.byEnqueue.Push(pq.Entry[*message]{Key: enqueued, Seq: m.seq, Val: m})
+	q.bySeq.push(m)
 	if q.fifo {
 		q.joinGroup(m)
 	}
@@ -369,6 +374,7 @@ func (q *Queue) dropAll() int {
 	}
 	q.slots, q.free = nil, nil
 	q.byEnqueue.Reset()
+	q.bySeq.reset()
 	q.avail.Reset()
 	q.pending.Reset()
 	q.nAvail, q.nInflight, q.nDelayed = 0, 0, 0

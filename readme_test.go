@@ -2,6 +2,7 @@ package sqsq_test
 
 import (
 	"context"
+	gofmt "fmt"
 	"testing"
 	"time"
 
@@ -43,5 +44,27 @@ func TestReadmeLongPoll(t *testing.T) {
 
 	if len(msgs) != 0 {
 		t.Fatalf("got %d messages, want none", len(msgs))
+	}
+}
+
+// TestReadmePeek is the README's look at a queue with Peek.
+func TestReadmePeek(t *testing.T) {
+	ctx, clk := context.Background(), clock.NewMock()
+	b := sqsq.NewBroker(sqsq.WithClock(clk))
+	q, _ := b.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: "orders"})
+	q.Send(ctx, sqsq.SendInput{MessageBody: "order-1"})
+	q.Receive(ctx, sqsq.ReceiveInput{})
+	clk.Add(10 * time.Second)
+
+	// fmt records what the README's snippet prints, so the test checks it.
+	var printed []string
+	fmt := struct{ Println func(...any) }{func(a ...any) { printed = append(printed, gofmt.Sprintln(a...)) }}
+	out, _ := q.Peek(ctx, sqsq.PeekInput{States: []sqsq.MessageState{sqsq.StateInFlight}})
+	for _, m := range out.Messages {
+		fmt.Println(m.Body, m.ReceiveCount, m.Until.Sub(clk.Now())) // order-1 1 20s
+	}
+
+	if len(printed) != 1 || printed[0] != "order-1 1 20s\n" {
+		t.Errorf("printed %q, want order-1 1 20s", printed)
 	}
 }

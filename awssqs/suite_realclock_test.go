@@ -18,6 +18,7 @@ func TestSuiteRealClock(t *testing.T) {
 			API:              awssqs.New(b),
 			Clock:            suite.WallClock,
 			WaitForReceivers: suite.WaitFunc(b),
+			Peek:             suite.PeekFunc(b),
 			InFlightLimit:    suite.InFlightLimit,
 			Features:         suite.Features{RealTime: true},
 		}

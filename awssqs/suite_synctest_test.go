@@ -21,6 +21,7 @@ func TestSuiteSynctest(t *testing.T) {
 			API:              awssqs.New(b),
 			Clock:            suite.WallClock,
 			WaitForReceivers: suite.WaitFunc(b),
+			Peek:             suite.PeekFunc(b),
 			InFlightLimit:    suite.InFlightLimit,
 		}
 	})

@@ -16,6 +16,7 @@ func TestSuite(t *testing.T) {
 			API:              awssqs.New(b),
 			Clock:            suite.MockClock(clk),
 			WaitForReceivers: suite.WaitFunc(b),
+			Peek:             suite.PeekFunc(b),
 			InFlightLimit:    suite.InFlightLimit,
 		}
 	})

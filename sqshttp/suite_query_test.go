@@ -17,6 +17,7 @@ func TestSuiteQuery(t *testing.T) {
 			API:              newClient(newServer(t, b), queryProtocol),
 			Clock:            suite.MockClock(clk),
 			WaitForReceivers: suite.WaitFunc(b),
+			Peek:             suite.PeekFunc(b),
 			InFlightLimit:    suite.InFlightLimit,
 			Features:         suite.Features{ClientValidation: true, QueryProtocol: true},
 		}

@@ -28,6 +28,7 @@ func TestSuiteRealClock(t *testing.T) {
 					API:              client,
 					Clock:            suite.WallClock,
 					WaitForReceivers: suite.WaitFunc(b),
+					Peek:             suite.PeekFunc(b),
 					InFlightLimit:    suite.InFlightLimit,
 					Features:         suite.Features{ClientValidation: true, QueryProtocol: p.query, RealTime: true},
 				}

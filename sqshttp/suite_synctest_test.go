@@ -61,6 +61,7 @@ func TestSuiteSynctest(t *testing.T) {
 					API:              client,
 					Clock:            suite.WallClock,
 					WaitForReceivers: suite.WaitFunc(b),
+					Peek:             suite.PeekFunc(b),
 					InFlightLimit:    suite.InFlightLimit,
 					Features:         suite.Features{ClientValidation: true, QueryProtocol: p.query},
 				}

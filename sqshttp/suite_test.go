@@ -47,6 +47,7 @@ func TestSuite(t *testing.T) {
 			API:              newClient(newServer(t, b)),
 			Clock:            suite.MockClock(clk),
 			WaitForReceivers: suite.WaitFunc(b),
+			Peek:             suite.PeekFunc(b),
 			InFlightLimit:    suite.InFlightLimit,
 			Features:         suite.Features{ClientValidation: true},
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -32,7 +33,9 @@ type admin struct {
 var clockLimit = time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func (a admin) register(mux *http.ServeMux) {
-	a.mu = new(sync.Mutex)
+	if a.mu == nil {
+		a.mu = new(sync.Mutex)
+	}
 	mux.HandleFunc("GET /_sqsq/clock", a.now)
 	mux.HandleFunc("/_sqsq/clock", methodNotAllowed("GET"))
 	mux.HandleFunc("POST /_sqsq/clock/advance", a.advance)
@@ -45,9 +48,9 @@ func (a admin) register(mux *http.ServeMux) {
 // serves with a plain 404, not SQS's: with the real clock the clock
 // endpoints do not exist, and saying so saves a search.
 func registerAdminFallback(mux *http.ServeMux, virtual bool) {
-	msg := "no such endpoint; sqsq serves GET /_sqsq/clock, POST /_sqsq/clock/advance and GET /_sqsq/queues/{name}/receivers"
+	msg := "no such endpoint; sqsq serves GET /_sqsq/clock, POST /_sqsq/clock/advance, GET /_sqsq/queues/{name}/receivers and the console (/_sqsq/ui/, /_sqsq/api/)"
 	if !virtual {
-		msg = "no such endpoint; the clock endpoints under /_sqsq/ exist only with -clock=virtual"
+		msg = "no such endpoint; the clock endpoints under /_sqsq/ exist only with -clock=virtual (the console is at /_sqsq/ui/)"
 	}
 	mux.HandleFunc("/_sqsq/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, msg)
@@ -105,24 +108,33 @@ func (a admin) advance(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		writeError(w, http.StatusBadRequest, fmt.Sprintf("bad duration: %v (Go syntax: 30s, 1h30m, 250ms)", err))
 		return
-	case dur < 0:
-		writeError(w, http.StatusBadRequest, "the clock only moves forward")
+	}
+	now, err := a.advanceBy(dur)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
 		return
+	}
+	writeJSON(w, http.StatusOK, clockState{Now: now.UTC(), UnixMillis: now.UnixMilli()})
+}
+
+// advanceBy moves the virtual clock forward by d and returns the new time;
+// it refuses a negative d, and one that would take the clock to clockLimit
+// or beyond. The console's advance buttons use it too (see server.go).
+func (a admin) advanceBy(d time.Duration) (time.Time, error) {
+	if d < 0 {
+		return time.Time{}, errors.New("the clock only moves forward")
 	}
 	// The check and the move happen under one lock, so that concurrent
 	// advances add up exactly and none slips past the limit.
 	a.mu.Lock()
+	defer a.mu.Unlock()
 	now := a.clk.Now()
-	if !now.Add(dur).Before(clockLimit) {
-		a.mu.Unlock()
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("advancing %v would take the clock to %s; it must stay before %s, so advance at most %v",
-			dur, now.Add(dur).UTC().Format(time.RFC3339Nano), clockLimit.Format(time.RFC3339), clockLimit.Sub(now)-time.Nanosecond))
-		return
+	if !now.Add(d).Before(clockLimit) {
+		return time.Time{}, fmt.Errorf("advancing %v would take the clock to %s; it must stay before %s, so advance at most %v",
+			d, now.Add(d).UTC().Format(time.RFC3339Nano), clockLimit.Format(time.RFC3339), clockLimit.Sub(now)-time.Nanosecond)
 	}
-	a.clk.Add(dur)
-	st := a.state()
-	a.mu.Unlock()
-	writeJSON(w, http.StatusOK, st)
+	a.clk.Add(d)
+	return a.clk.Now(), nil
 }
 
 // receivers waits until at least ?atLeast=N (default 1) long polls are

@@ -11,11 +11,13 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/benbjohnson/clock"
 
 	"github.com/sqsq/sqsq"
+	"github.com/sqsq/sqsq/console"
 	"github.com/sqsq/sqsq/sqshttp"
 )
 
@@ -157,9 +159,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/", sqshttp.NewHandler(b, opts...))
-	if mock != nil {
-		admin{b: b, clk: mock}.register(mux)
+	var consoleOpts []console.Option
+	if o.baseURL != "" {
+		consoleOpts = append(consoleOpts, console.WithBaseURL(o.baseURL))
 	}
+	if mock != nil {
+		a := admin{b: b, clk: mock, mu: new(sync.Mutex)}
+		a.register(mux)
+		// The console's advance buttons move the clock as the admin endpoint does.
+		consoleOpts = append(consoleOpts, console.WithVirtualClock(a.advanceBy))
+	}
+	// The console, in both clock modes, under the LoopbackOnly guard below
+	// like every path; /_sqsq/ui redirects to /_sqsq/ui/ by the mux's rule.
+	con := console.Handler(b, consoleOpts...)
+	mux.Handle("/_sqsq/api/", con)
+	mux.Handle("/_sqsq/ui/", con)
 	registerAdminFallback(mux, mock != nil)
 
 	ln, err := net.Listen("tcp", o.addr)

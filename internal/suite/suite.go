@@ -117,6 +117,10 @@ type Harness struct {
 	InFlightLimit int
 	// Features are the front door's known differences.
 	Features Features
+	// Peek shows a queue's messages without touching them ([sqsq.Queue.Peek],
+	// not an SQS operation): [PeekFunc] makes one from a broker. nil skips
+	// the peek group.
+	Peek func(ctx context.Context, queueURL string, in sqsq.PeekInput) (sqsq.PeekOutput, error)
 }
 
 // Epoch is the instant the suite's mock clocks start at.
@@ -186,6 +190,7 @@ func RunIn(t *testing.T, in func(*testing.T, func(*testing.T)), newHarness func(
 		{"redrive", redriveTests},
 		{"errors", errorTests},
 		{"time", timeTests},
+		{"peek", peekTests},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -1,0 +1,185 @@
+package console
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sqsq/sqsq"
+)
+
+// message is a stored message as GET …/messages shows it (see
+// sqsq.PeekedMessage). Times are RFC 3339; TimeLeftMs is Until less the
+// broker's clock, so it is right on a virtual clock too.
+type message struct {
+	MessageID           string                      `json:"messageId"`
+	Body                string                      `json:"body"`
+	BodySize            int                         `json:"bodySize"`
+	BodyTruncated       bool                        `json:"bodyTruncated"`
+	MessageAttributes   map[string]messageAttribute `json:"messageAttributes"`
+	State               sqsq.MessageState           `json:"state"`
+	Until               *time.Time                  `json:"until,omitempty"`
+	TimeLeftMs          int64                       `json:"timeLeftMs"`
+	ReceiveCount        int                         `json:"receiveCount"`
+	SentAt              time.Time                   `json:"sentAt"`
+	FirstReceivedAt     *time.Time                  `json:"firstReceivedAt,omitempty"`
+	GroupID             string                      `json:"groupId,omitempty"`
+	DeduplicationID     string                      `json:"deduplicationId,omitempty"`
+	SequenceNumber      string                      `json:"sequenceNumber,omitempty"`
+	DeadLetterSourceArn string                      `json:"deadLetterSourceArn,omitempty"`
+}
+
+// messageAttribute is a message attribute; a binary value is base64 in
+// JSON, as in SQS's JSON protocol.
+type messageAttribute struct {
+	DataType    string `json:"dataType"`
+	StringValue string `json:"stringValue,omitempty"`
+	BinaryValue []byte `json:"binaryValue,omitempty"`
+}
+
+// peek answers GET /_sqsq/api/queues/{name}/messages with a page of the
+// queue's messages, oldest first, without changing anything (Queue.Peek).
+// Query: state (available, delayed, inflight, held; comma-separated or
+// repeated), group (a FIFO message group), limit (1–1000, default 100),
+// cursor (nextCursor of the previous page), bodyPrefix (bytes of each body
+// to return; 0, the default, returns them whole).
+func (c *console) peek(w http.ResponseWriter, r *http.Request) {
+	q, ok := c.queue(w, r) // first, as SQS resolves the queue before the parameters
+	if !ok {
+		return
+	}
+	query := r.URL.Query()
+	in := sqsq.PeekInput{GroupId: query.Get("group"), Cursor: query.Get("cursor")}
+	for _, v := range query["state"] {
+		for s := range strings.SplitSeq(v, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				in.States = append(in.States, sqsq.MessageState(s))
+			}
+		}
+	}
+	if in.Limit, ok = intParam(w, query.Get("limit"), "limit"); !ok {
+		return
+	}
+	if in.BodyPrefix, ok = intParam(w, query.Get("bodyPrefix"), "bodyPrefix"); !ok {
+		return
+	}
+	page, err := q.Peek(r.Context(), in)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	now := c.now()
+	out := make([]message, 0, len(page.Messages))
+	for _, m := range page.Messages {
+		out = append(out, toMessage(m, now))
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Messages   []message `json:"messages"`
+		NextCursor string    `json:"nextCursor"`
+		Now        time.Time `json:"now"`
+	}{out, page.NextCursor, now})
+}
+
+// intParam parses the query parameter name, a count ("" is 0).
+func intParam(w http.ResponseWriter, s, name string) (int, bool) {
+	if s == "" {
+		return 0, true
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		fail(w, sqsq.InvalidParameter(name, s, "it must be a count (0 or more)."))
+		return 0, false
+	}
+	return n, true
+}
+
+func toMessage(m sqsq.PeekedMessage, now time.Time) message {
+	out := message{
+		MessageID: m.MessageId, Body: m.Body, BodySize: m.BodySize, BodyTruncated: m.BodyTruncated,
+		MessageAttributes: map[string]messageAttribute{},
+		State:             m.State, ReceiveCount: m.ReceiveCount, SentAt: m.SentAt.UTC(),
+		GroupID: m.GroupId, DeduplicationID: m.DeduplicationId, SequenceNumber: m.SequenceNumber,
+		DeadLetterSourceArn: m.DeadLetterSourceArn,
+	}
+	for name, a := range m.MessageAttributes {
+		out.MessageAttributes[name] = messageAttribute{DataType: a.DataType, StringValue: a.StringValue, BinaryValue: a.BinaryValue}
+	}
+	if !m.Until.IsZero() {
+		until := m.Until.UTC()
+		out.Until = &until
+		out.TimeLeftMs = max(until.Sub(now).Milliseconds(), 0)
+	}
+	if !m.FirstReceivedAt.IsZero() {
+		first := m.FirstReceivedAt.UTC()
+		out.FirstReceivedAt = &first
+	}
+	return out
+}
+
+// sendInput is the body of POST …/messages, SendMessage's fields.
+type sendInput struct {
+	Body              string                      `json:"body"`
+	MessageAttributes map[string]messageAttribute `json:"messageAttributes"`
+	GroupID           string                      `json:"groupId"`
+	DeduplicationID   string                      `json:"deduplicationId"`
+	// DelaySeconds, 0–900, overrides the queue's delay; absent uses it.
+	DelaySeconds *int `json:"delaySeconds"`
+}
+
+// send answers POST /_sqsq/api/queues/{name}/messages: SendMessage, with
+// its validation and errors (MissingParameter for an empty body,
+// InvalidParameterValue, InvalidMessageContents, …).
+func (c *console) send(w http.ResponseWriter, r *http.Request) {
+	var in sendInput
+	if !decode(w, r, &in) {
+		return
+	}
+	q, ok := c.queue(w, r)
+	if !ok {
+		return
+	}
+	s := sqsq.SendInput{MessageBody: in.Body, MessageGroupId: in.GroupID, MessageDeduplicationId: in.DeduplicationID}
+	if len(in.MessageAttributes) > 0 {
+		s.MessageAttributes = make(map[string]sqsq.MessageAttribute, len(in.MessageAttributes))
+		for name, a := range in.MessageAttributes {
+			s.MessageAttributes[name] = sqsq.MessageAttribute{DataType: a.DataType, StringValue: a.StringValue, BinaryValue: a.BinaryValue}
+		}
+	}
+	if in.DelaySeconds != nil {
+		// Clamped so that a huge value is refused by Send's range check
+		// rather than overflowing the Duration.
+		s.DelaySeconds = sqsq.Some(time.Duration(min(max(*in.DelaySeconds, -1), 1<<20)) * time.Second)
+	}
+	res, err := q.Send(r.Context(), s)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, struct {
+		MessageID        string `json:"messageId"`
+		SequenceNumber   string `json:"sequenceNumber,omitempty"`
+		MD5OfMessageBody string `json:"md5OfMessageBody"`
+	}{res.MessageId, res.SequenceNumber, res.MD5OfMessageBody()})
+}
+
+// deleteMessage answers DELETE /_sqsq/api/queues/{name}/messages/{id}:
+// it deletes the message whatever its state (Queue.DeleteMessageById), or
+// answers 404 ResourceNotFoundException if the queue has no such message.
+func (c *console) deleteMessage(w http.ResponseWriter, r *http.Request) {
+	q, ok := c.queue(w, r)
+	if !ok {
+		return
+	}
+	id := r.PathValue("id")
+	found, err := q.DeleteMessageById(r.Context(), id)
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	if !found {
+		writeError(w, http.StatusNotFound, sqsq.CodeResourceNotFound, "the queue "+q.Name()+" has no message "+id)
+		return
+	}
+	writeJSON(w, http.StatusOK, struct{}{})
+}

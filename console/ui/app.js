@@ -1,0 +1,485 @@
+// sqsq console: hash routing (#/ and #/queues/NAME), a refresh every second
+// that updates the page in place (so focus, open details and screen readers
+// are not disturbed), and the JSON API under /_sqsq/api/. No dependencies.
+
+const API = '/_sqsq/api';
+const PAGE_SIZE = 20;
+const BODY_PREFIX = 65536; // bytes of each body the message list shows
+const GO_DURATION = { '1s': '1s', '30s': '30s', '5m': '5m', '1h': '1h', '1d': '24h' };
+const ADVANCE_LABEL = { '1s': '1 s', '30s': '30 s', '5m': '5 min', '1h': '1 h', '1d': '1 day' };
+const STATE_LABEL = { available: 'available', inflight: 'in flight', delayed: 'delayed', held: 'held' };
+
+const $ = (sel, root = document) => root.querySelector(sel);
+
+const state = {
+  route: { page: '' },
+  queue: null,    // the summary of the queue page's queue
+  cursors: [''],  // cursors of the message pages up to the current one
+  nextCursor: '',
+  errorFrom: '',  // 'poll' or 'action': what showed the error
+};
+
+// h builds an element: attributes, then children (strings, nodes; null skipped).
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v !== null && v !== undefined && v !== false) el.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children.flat(Infinity)) {
+    if (c !== null && c !== undefined) el.append(c);
+  }
+  return el;
+}
+
+// setText changes an element's text only when it differs, so that live
+// regions announce changes and nothing else.
+function setText(el, text) {
+  text = String(text);
+  if (el.textContent !== text) el.textContent = text;
+}
+
+// api calls the JSON API and returns its answer, or throws an Error with
+// the server's code and message.
+async function api(method, path, body) {
+  const opts = { method, headers: { Accept: 'application/json' } };
+  if (body !== undefined) {
+    opts.headers['Content-Type'] = 'application/json';
+    opts.body = JSON.stringify(body);
+  }
+  const resp = await fetch(API + path, opts);
+  const text = await resp.text();
+  let data = null;
+  try { data = JSON.parse(text); } catch { /* a refusal of the server's guard may be XML */ }
+  if (!resp.ok) {
+    const msg = data && data.error ? `${data.code}: ${data.error}` : `HTTP ${resp.status} ${text.slice(0, 200)}`;
+    throw new Error(msg);
+  }
+  return data;
+}
+
+// Formatting.
+
+function duration(ms) {
+  let s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s}s`;
+  const d = Math.floor(s / 86400), hrs = Math.floor(s % 86400 / 3600), m = Math.floor(s % 3600 / 60);
+  s %= 60;
+  if (d > 0) return `${d}d ${hrs}h`;
+  if (hrs > 0) return `${hrs}h ${m}m`;
+  return `${m}m ${s}s`;
+}
+
+function clockText(iso) {
+  return iso.replace('T', ' ').replace(/\.\d+/, '').replace('Z', ' UTC');
+}
+
+function size(bytes) {
+  if (bytes < 1024) return `${bytes} B`;
+  return `${(bytes / 1024).toFixed(bytes < 10240 ? 1 : 0)} KiB`;
+}
+
+function nameOfArn(arn) {
+  return arn.split(':').pop();
+}
+
+// prettyBody pretty-prints a JSON body, and shows any other as it is.
+function prettyBody(m) {
+  if (!m.bodyTruncated && /^\s*[[{]/.test(m.body)) {
+    try { return JSON.stringify(JSON.parse(m.body), null, 2); } catch { /* not JSON after all */ }
+  }
+  return m.body;
+}
+
+function queueHref(name) {
+  return '#/queues/' + encodeURIComponent(name);
+}
+
+// Status and errors.
+
+function setStatus(msg) {
+  setText($('#status'), msg);
+}
+
+function showError(msg, from) {
+  const el = $('#error');
+  if (!msg) {
+    if (from === 'action' || state.errorFrom === from) {
+      el.hidden = true;
+      setText(el, '');
+    }
+    return;
+  }
+  state.errorFrom = from;
+  setText(el, msg);
+  el.hidden = false;
+}
+
+// act runs a user's action: its outcome goes to #status, its error to
+// #error; then the page refreshes.
+async function act(button, fn) {
+  if (button) button.disabled = true;
+  try {
+    const msg = await fn();
+    showError('', 'action');
+    setStatus(msg);
+  } catch (e) {
+    setStatus('');
+    showError(e.message, 'action');
+  } finally {
+    if (button) button.disabled = false;
+  }
+  await refresh();
+}
+
+// Keyed rows: syncRows makes tbody's rows those of items, in order, reusing
+// the row of each key so that an update changes only what changed.
+function syncRows(tbody, items, keyAttr, keyOf, create, update) {
+  const old = new Map([...tbody.children].map((tr) => [tr.getAttribute(keyAttr), tr]));
+  let prev = null;
+  for (const item of items) {
+    const key = keyOf(item);
+    let tr = old.get(key);
+    if (tr) old.delete(key); else tr = create(item);
+    update(tr, item);
+    const want = prev ? prev.nextSibling : tbody.firstChild;
+    if (tr !== want) tbody.insertBefore(tr, want);
+    prev = tr;
+  }
+  for (const tr of old.values()) tr.remove();
+}
+
+// setLinks fills el with links to the queues refs (a dead-letter queue or
+// sources), rebuilding it only when they change.
+function setLinks(el, refs, attr) {
+  const key = JSON.stringify(refs);
+  if (el.dataset.key === key) return;
+  el.dataset.key = key;
+  const parts = [];
+  refs.forEach((r, i) => {
+    if (i > 0) parts.push(', ');
+    parts.push(r.local
+      ? h('a', { href: queueHref(r.name), [attr]: r.name }, r.name)
+      : h('span', { title: r.url, [attr]: r.name }, `${r.name} (other account or region)`));
+  });
+  el.replaceChildren(...parts);
+}
+
+// The clock.
+
+async function loadClock() {
+  const c = await api('GET', '/clock');
+  setText($('#clock-mode'), c.virtual ? 'virtual' : 'real');
+  setText($('#clock-now'), clockText(c.now));
+  $('#clock-now').setAttribute('datetime', c.now);
+  $('#clock-advance').hidden = !c.virtual;
+}
+
+// The queues page.
+
+function queueRow(q) {
+  return h('tr', { 'data-queue': q.name },
+    h('td', {}, h('a', { href: queueHref(q.name), 'data-queue-link': true }, q.name)),
+    h('td', { 'data-type': true }),
+    h('td', { 'data-count': 'available' }),
+    h('td', { 'data-count': 'inflight' }),
+    h('td', { 'data-count': 'delayed' }),
+    h('td', { 'data-oldest': true }),
+    h('td', { 'data-dlq': true }),
+    h('td', { 'data-sources': true }));
+}
+
+function updateQueueRow(tr, q) {
+  setText($('[data-type]', tr), q.fifo ? 'FIFO' : 'Standard');
+  setText($('[data-count="available"]', tr), q.counts.available);
+  setText($('[data-count="inflight"]', tr), q.counts.inflight);
+  setText($('[data-count="delayed"]', tr), q.counts.delayed);
+  setText($('[data-oldest]', tr), q.oldestAgeMs > 0 ? duration(q.oldestAgeMs) : '–');
+  setLinks($('[data-dlq]', tr), q.deadLetterQueue ? [q.deadLetterQueue] : [], 'data-dlq-link');
+  setLinks($('[data-sources]', tr), q.sources, 'data-source-link');
+}
+
+async function loadQueues() {
+  const data = await api('GET', '/queues');
+  if (state.route.page !== 'queues') return;
+  syncRows($('#queues-table tbody'), data.queues, 'data-queue', (q) => q.name, queueRow, updateQueueRow);
+  $('#queues-empty').hidden = data.queues.length > 0;
+}
+
+// The queue page.
+
+function messageRow(m) {
+  const attrs = Object.entries(m.messageAttributes).sort(([a], [b]) => (a < b ? -1 : 1));
+  const preview = m.body.length > 60 ? m.body.slice(0, 60) + '…' : m.body;
+  return h('tr', { 'data-message-id': m.messageId },
+    h('td', { class: 'mono' },
+      h('div', {}, m.messageId),
+      m.groupId ? h('div', {}, `group ${m.groupId}, #${m.sequenceNumber}`) : null,
+      m.deadLetterSourceArn ? h('div', {}, `from ${nameOfArn(m.deadLetterSourceArn)}`) : null),
+    h('td', { 'data-state': m.state }),
+    h('td', { 'data-time-left': true }),
+    h('td', { 'data-receive-count': true }),
+    h('td', {}, h('time', { datetime: m.sentAt }, clockText(m.sentAt))),
+    h('td', {},
+      h('details', {},
+        h('summary', {}, `${preview} (${size(m.bodySize)}${m.bodyTruncated ? ', first part shown' : ''}` +
+          `${attrs.length ? `, ${attrs.length} attribute${attrs.length > 1 ? 's' : ''}` : ''})`),
+        h('pre', { 'data-body': true }, prettyBody(m)),
+        attrs.length === 0 ? null : h('dl', { 'data-attributes': true }, attrs.map(([name, a]) => [
+          h('dt', {}, `${name} (${a.dataType})`),
+          h('dd', { class: 'mono' }, a.binaryValue !== undefined ? `base64: ${a.binaryValue}` : a.stringValue ?? ''),
+        ])))),
+    h('td', {}, h('button', { type: 'button', 'data-delete': m.messageId, 'aria-label': `Delete message ${m.messageId}` }, 'Delete')));
+}
+
+function updateMessageRow(tr, m) {
+  const st = $('[data-state]', tr);
+  if (st.dataset.state !== m.state) st.dataset.state = m.state;
+  setText(st, STATE_LABEL[m.state] ?? m.state);
+  setText($('[data-time-left]', tr), m.until ? duration(m.timeLeftMs) : '');
+  setText($('[data-receive-count]', tr), m.receiveCount);
+}
+
+function renderQueue(q) {
+  const first = !state.queue || state.queue.name !== q.name;
+  state.queue = q;
+  setText($('#queue-title'), q.name);
+  setText($('#queue-type'), q.fifo ? 'FIFO' : 'Standard');
+  setText($('#queue-url'), q.url);
+  setText($('#queue-arn'), q.arn);
+  for (const k of ['available', 'inflight', 'delayed']) setText($(`#queue-counts [data-count="${k}"]`), q.counts[k]);
+  setText($('#queue-counts [data-oldest]'), q.oldestAgeMs > 0 ? duration(q.oldestAgeMs) : '–');
+  const dlq = $('#queue-dlq');
+  dlq.hidden = !q.deadLetterQueue;
+  if (q.deadLetterQueue) {
+    const key = JSON.stringify(q.deadLetterQueue);
+    if (dlq.dataset.key !== key) {
+      dlq.dataset.key = key;
+      const link = h('span');
+      setLinks(link, [q.deadLetterQueue], 'data-dlq-link');
+      dlq.replaceChildren('Dead-letter queue: ', link, ` (after ${q.deadLetterQueue.maxReceiveCount} receives)`);
+    }
+  }
+  $('#dlq-section').hidden = q.sources.length === 0;
+  const items = $('#sources');
+  const key = JSON.stringify(q.sources);
+  if (items.dataset.key !== key) {
+    items.dataset.key = key;
+    items.replaceChildren(...q.sources.map((r) => {
+      const li = h('li');
+      setLinks(li, [r], 'data-source-link');
+      return li;
+    }));
+  }
+  if (first) {
+    $('#send-fifo-fields').hidden = !q.fifo;
+    $('#send-delay-field').hidden = q.fifo;
+  }
+}
+
+function renderMessages(page) {
+  syncRows($('#messages-table tbody'), page.messages, 'data-message-id', (m) => m.messageId, messageRow, updateMessageRow);
+  $('#messages-empty').hidden = page.messages.length > 0;
+  setText($('#messages-empty'), page.nextCursor ? 'No message on this page; the next page may have some.' : 'No message.');
+  state.nextCursor = page.nextCursor;
+  $('#messages-next').disabled = !page.nextCursor;
+  $('#messages-first').disabled = state.cursors.length <= 1;
+}
+
+function renderTasks(tasks) {
+  const tbody = $('#tasks-table tbody');
+  const key = JSON.stringify(tasks);
+  if (tbody.dataset.key === key) return;
+  tbody.dataset.key = key;
+  tbody.replaceChildren(...tasks.map((t) => {
+    const moved = t.approximateNumberOfMessagesMoved, toMove = t.approximateNumberOfMessagesToMove;
+    return h('tr', { 'data-task-status': t.status },
+      h('td', {}, t.status, t.failureReason ? ` (${t.failureReason})` : ''),
+      h('td', { 'data-task-progress': true },
+        h('progress', { max: Math.max(toMove, 1), value: toMove ? moved : 1, 'aria-label': 'Progress' }), ` ${moved} / ${toMove}`),
+      h('td', {}, t.maxNumberOfMessagesPerSecond ? `${t.maxNumberOfMessagesPerSecond}/s` : '500/s'),
+      h('td', { class: 'mono' }, t.destinationArn ? nameOfArn(t.destinationArn) : 'each source'),
+      h('td', {}, clockText(t.startedAt)));
+  }));
+}
+
+async function loadQueuePage() {
+  const name = state.route.name, path = `/queues/${encodeURIComponent(name)}`;
+  const params = new URLSearchParams({ limit: PAGE_SIZE, bodyPrefix: BODY_PREFIX });
+  const cursor = state.cursors[state.cursors.length - 1];
+  if (cursor) params.set('cursor', cursor);
+  if ($('#filter-state').value) params.set('state', $('#filter-state').value);
+  if ($('#filter-group').value) params.set('group', $('#filter-group').value);
+  const [q, page] = await Promise.all([api('GET', path), api('GET', `${path}/messages?${params}`)]);
+  const tasks = q.sources.length > 0 ? await api('GET', `${path}/tasks`) : null;
+  if (state.route.name !== name) return; // the user went elsewhere meanwhile
+  renderQueue(q);
+  renderMessages(page);
+  if (tasks) renderTasks(tasks.tasks);
+}
+
+// Refreshing: one refresh at a time; a request for another meanwhile runs
+// one more when it ends.
+
+let refreshing = null;
+let again = false;
+
+function refresh() {
+  if (refreshing) {
+    again = true;
+    return refreshing;
+  }
+  refreshing = (async () => {
+    try {
+      await Promise.all([loadClock(), state.route.page === 'queue' ? loadQueuePage() : loadQueues()]);
+      showError('', 'poll');
+    } catch (e) {
+      showError(e.message, 'poll');
+    }
+  })().finally(() => {
+    refreshing = null;
+    if (again) {
+      again = false;
+      refresh();
+    }
+  });
+  return refreshing;
+}
+
+function poll() {
+  if (!document.hidden) refresh();
+  setTimeout(poll, 1000);
+}
+
+// Routing.
+
+function route() {
+  const m = location.hash.match(/^#\/queues\/([^/]+)$/);
+  const next = m ? { page: 'queue', name: decodeURIComponent(m[1]) } : { page: 'queues' };
+  const changed = next.page !== state.route.page || next.name !== state.route.name;
+  const initial = state.route.page === '';
+  state.route = next;
+  $('#queues-page').hidden = next.page !== 'queues';
+  $('#queue-page').hidden = next.page !== 'queue';
+  if (changed) {
+    state.queue = null;
+    state.cursors = [''];
+    $('#messages-table tbody').replaceChildren();
+    $('#tasks-table tbody').replaceChildren();
+    $('#tasks-table tbody').dataset.key = '';
+    $('#filter-state').value = '';
+    $('#filter-group').value = '';
+    setText($('#queue-title'), next.name ?? '');
+    document.title = next.page === 'queue' ? `${next.name} – sqsq console` : 'sqsq console';
+    if (!initial) $(next.page === 'queue' ? '#queue-title' : '#queues-heading').focus();
+  }
+  refresh();
+}
+
+// The forms and buttons.
+
+function buildAttributeRows() {
+  const fs = $('#send-attrs');
+  for (let n = 1; n <= 3; n++) {
+    fs.append(h('div', { class: 'attr-row' },
+      h('label', { for: `send-attr-name-${n}`, class: 'sr-only' }, `Attribute ${n} name`),
+      h('input', { id: `send-attr-name-${n}`, placeholder: `attribute ${n} name`, autocomplete: 'off' }),
+      h('label', { for: `send-attr-type-${n}`, class: 'sr-only' }, `Attribute ${n} type`),
+      h('select', { id: `send-attr-type-${n}` }, ['String', 'Number', 'Binary'].map((t) => h('option', { value: t }, t))),
+      h('label', { for: `send-attr-value-${n}`, class: 'sr-only' }, `Attribute ${n} value`),
+      h('input', { id: `send-attr-value-${n}`, placeholder: 'value', autocomplete: 'off' })));
+  }
+}
+
+function sendBody() {
+  const body = { body: $('#send-body').value, messageAttributes: {} };
+  if (state.queue && state.queue.fifo) {
+    body.groupId = $('#send-group').value;
+    body.deduplicationId = $('#send-dedup').value;
+  } else if ($('#send-delay').value !== '') {
+    body.delaySeconds = Number($('#send-delay').value);
+  }
+  for (let n = 1; n <= 3; n++) {
+    const name = $(`#send-attr-name-${n}`).value.trim();
+    if (!name) continue;
+    const type = $(`#send-attr-type-${n}`).value, value = $(`#send-attr-value-${n}`).value;
+    body.messageAttributes[name] = type === 'Binary' ? { dataType: type, binaryValue: value } : { dataType: type, stringValue: value };
+  }
+  return body;
+}
+
+function queuePath() {
+  return `/queues/${encodeURIComponent(state.route.name)}`;
+}
+
+function wire() {
+  buildAttributeRows();
+  $('#create-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const name = $('#create-name').value.trim(), fifo = $('#create-fifo').checked;
+    act($('#create-submit'), async () => {
+      await api('POST', '/queues', { name, fifo });
+      $('#create-form').reset();
+      return `Created queue ${name}.`;
+    });
+  });
+  $('#send-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    act($('#send-submit'), async () => {
+      const res = await api('POST', `${queuePath()}/messages`, sendBody());
+      $('#send-body').value = '';
+      return `Sent message ${res.messageId}.`;
+    });
+  });
+  $('#purge').addEventListener('click', (e) => act(e.currentTarget, async () => {
+    await api('POST', `${queuePath()}/purge`);
+    return `Purged ${state.route.name}.`;
+  }));
+  $('#redrive-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const body = {};
+    if ($('#redrive-rate').value !== '') body.rate = Number($('#redrive-rate').value);
+    if ($('#redrive-dest').value.trim()) body.destinationArn = $('#redrive-dest').value.trim();
+    act($('#redrive-submit'), async () => {
+      await api('POST', `${queuePath()}/redrive`, body);
+      return `Started a redrive of ${state.route.name}.`;
+    });
+  });
+  $('#messages-next').addEventListener('click', () => {
+    if (!state.nextCursor) return;
+    state.cursors.push(state.nextCursor);
+    refresh();
+  });
+  $('#messages-first').addEventListener('click', () => {
+    state.cursors = [''];
+    refresh();
+  });
+  for (const id of ['#filter-state', '#filter-group']) {
+    $(id).addEventListener('change', () => {
+      state.cursors = [''];
+      refresh();
+    });
+  }
+  document.addEventListener('click', (e) => {
+    const adv = e.target.closest('button[data-advance]');
+    if (adv) {
+      const d = adv.dataset.advance;
+      act(adv, async () => {
+        await api('POST', '/clock/advance', { duration: GO_DURATION[d] });
+        return `Advanced the clock by ${ADVANCE_LABEL[d]}.`;
+      });
+    }
+    const del = e.target.closest('button[data-delete]');
+    if (del) {
+      const id = del.dataset.delete;
+      act(del, async () => {
+        await api('DELETE', `${queuePath()}/messages/${encodeURIComponent(id)}`);
+        return `Deleted message ${id}.`;
+      });
+    }
+  });
+  window.addEventListener('hashchange', route);
+}
+
+wire();
+route();
+setTimeout(poll, 1000);
