@@ -225,18 +225,7 @@ func (c *console) baseURL(r *http.Request) string {
 	if c.cfg.baseURL != "" {
 		return c.cfg.baseURL
 	}
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	if p := r.Header.Get("X-Forwarded-Proto"); p == "https" || p == "http" {
-		scheme = p
-	}
-	host := r.Host
-	if host == "" || strings.ContainsAny(host, "/?#@ \"<>\\") {
-		host = "localhost"
-	}
-	return scheme + "://" + host
+	return sqshttp.RequestBaseURL(r) // the URLs the SDK gets from the same server
 }
 
 // queueURL is the URL of the queue named name of account, as a client of

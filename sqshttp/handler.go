@@ -172,6 +172,15 @@ func (h *handler) baseURL(r *http.Request) string {
 	if h.cfg.baseURL != "" {
 		return h.cfg.baseURL
 	}
+	return RequestBaseURL(r)
+}
+
+// RequestBaseURL is the scheme and host a client reached the server at,
+// which starts the queue URLs the handler returns unless [WithBaseURL]
+// fixes them: https when the request came over TLS or carries
+// X-Forwarded-Proto: https, and the request's Host ("localhost" when it
+// has none or one that cannot be part of a URL).
+func RequestBaseURL(r *http.Request) string {
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"
