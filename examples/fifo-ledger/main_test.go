@@ -3,18 +3,14 @@ package main
 import (
 	"bytes"
 	"flag"
-	"fmt"
-	"go/parser"
-	"go/token"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"pgregory.net/rapid"
 
+	"github.com/sqsq/sqsq/internal/exampletest"
 	"github.com/sqsq/sqsq/internal/golden"
 	"github.com/sqsq/sqsq/sqsqtest"
 )
@@ -38,15 +34,7 @@ func TestOutput(t *testing.T) {
 // imports the kit, so nothing of the kit reaches production.
 func TestServiceCodeDoesNotImportTheKit(t *testing.T) {
 	t.Parallel()
-	f, err := parser.ParseFile(token.NewFileSet(), "consumer.go", nil, parser.ImportsOnly)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, imp := range f.Imports {
-		if path, _ := strconv.Unquote(imp.Path.Value); strings.HasPrefix(path, "github.com/sqsq/sqsq") {
-			t.Errorf("consumer.go imports %s", path)
-		}
-	}
+	exampletest.StandsAlone(t, "consumer.go")
 }
 
 // Stopping an account at its first failure keeps every account in order,
@@ -100,165 +88,17 @@ func TestMeasure(t *testing.T) {
 	}
 	plain := func(f func()) { f() }
 	bubble := func(f func()) { inBubble(t, f) }
-	t.Log(searches(t, "going on past a failure", Scenario(PastFailure), plain))
+	t.Log(exampletest.Searches(t, "going on past a failure", Scenario(PastFailure), plain))
 	if inBubble != nil {
-		t.Log(searches(t, "concurrent, a database that never fails (in a bubble)", RaceScenario(Concurrent), bubble))
-		t.Log(searches(t, "concurrent, a database that fails (in a bubble)", Scenario(Concurrent), bubble))
+		t.Log(exampletest.Searches(t, "concurrent, a database that never fails (in a bubble)", RaceScenario(Concurrent), bubble))
+		t.Log(exampletest.Searches(t, "concurrent, a database that fails (in a bubble)", Scenario(Concurrent), bubble))
 	}
 	start := time.Now()
 	f := Scenario(Sequential).Find(1, 10000)
-	t.Logf("sequential: %s in 10000 runs (%v)", found(f), time.Since(start).Round(time.Millisecond))
+	t.Logf("sequential: %s in 10000 runs (%v)", exampletest.Found(f), time.Since(start).Round(time.Millisecond))
 	if inBubble != nil {
 		start := time.Now()
 		bubble(func() { f = Scenario(Sequential).Find(1, 10000) })
-		t.Logf("sequential (in a bubble): %s in 10000 runs (%v)", found(f), time.Since(start).Round(time.Millisecond))
+		t.Logf("sequential (in a bubble): %s in 10000 runs (%v)", exampletest.Found(f), time.Since(start).Round(time.Millisecond))
 	}
-}
-
-func found(f sqsqtest.Finding) string {
-	if f.Runs == 0 {
-		return "no failure"
-	}
-	return "FAILED: " + f.String()
-}
-
-// searches runs 20 independent searches for a bug, each for up to 5000
-// runs, with play running its argument (in a bubble or not), and
-// summarises them: with seeded schedules (Find's, from seeds 1, 100001,
-// 200001, …) and with rapid's (rapid.Check from -rapid.seed 1, 100001, …,
-// as Scenario.Test and TestPlain draw them). The wall time to the first
-// failure is measured outside play: inside a bubble time.Now is the
-// bubble's, so Finding.Elapsed is virtual there.
-func searches(t *testing.T, name string, s sqsqtest.Scenario, play func(func())) string {
-	const k, limit = 20, 5000
-	var seeded, drawn search
-	for i := range k {
-		first := uint64(1 + 100000*i)
-		n := 0
-		start := time.Now()
-		play(func() {
-			for j := range limit {
-				if s.Run(sqsqtest.Seed(first+uint64(j))).Err != nil {
-					n = j + 1
-					break
-				}
-			}
-		})
-		wall := time.Since(start)
-		steps := -1
-		if n > 0 {
-			var f sqsqtest.Finding
-			play(func() { f = s.Find(first, limit) })
-			steps = f.Shrunk.Steps
-		}
-		seeded.add(n, wall, steps)
-		drawn.add(rapidSearch(t, s, first, limit, play))
-	}
-	return fmt.Sprintf("%s\n  seeded: %v\n  rapid:  %v", name, seeded, drawn)
-}
-
-// rapidSearch is one search by rapid.Check: the runs and wall time to the
-// first failure (0 runs: none) and the drawn steps of the schedule rapid
-// shrinks it to.
-func rapidSearch(t *testing.T, s sqsqtest.Scenario, seed uint64, limit int, play func(func())) (runs int, wall time.Duration, steps int) {
-	for name, v := range map[string]string{"rapid.checks": strconv.Itoa(limit), "rapid.seed": strconv.FormatUint(seed, 10), "rapid.nofailfile": "true"} {
-		if err := flag.Set(name, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	calls, steps := 0, -1
-	start := time.Now()
-	rapid.Check(&quietTB{TB: t}, func(rt *rapid.T) {
-		calls++
-		var o *sqsqtest.Outcome
-		play(func() { o = s.Run(sqsqtest.Rapid(rt)) })
-		if o.Err != nil {
-			if runs == 0 {
-				runs, wall = calls, time.Since(start)
-			}
-			steps = o.Steps // the last failing run is rapid's shrunk one
-			rt.Fatalf("%v", o.Err)
-		}
-	})
-	return runs, wall, steps
-}
-
-// quietTB keeps rapid's report of a failure out of the test's.
-type quietTB struct {
-	rapid.TB
-	failed bool
-}
-
-func (q *quietTB) Logf(string, ...any)   {}
-func (q *quietTB) Log(...any)            {}
-func (q *quietTB) Errorf(string, ...any) { q.failed = true }
-func (q *quietTB) Error(...any)          { q.failed = true }
-func (q *quietTB) Fatalf(string, ...any) { q.failed = true }
-func (q *quietTB) Fatal(...any)          { q.failed = true }
-func (q *quietTB) Fail()                 { q.failed = true }
-func (q *quietTB) FailNow()              { q.failed = true }
-func (q *quietTB) Failed() bool          { return q.failed }
-
-// search sums up a bug's searches.
-type search struct {
-	runs  []int // runs to the first failure, 0 if none
-	walls []time.Duration
-	steps []int // shrunk schedules' drawn steps
-}
-
-func (s *search) add(runs int, wall time.Duration, steps int) {
-	s.runs = append(s.runs, runs)
-	s.walls = append(s.walls, wall)
-	if runs > 0 {
-		s.steps = append(s.steps, steps)
-	}
-}
-
-// String says in how many searches the bug was found within N runs, for
-// each candidate N, then the runs and wall time to the first failure and
-// the shrunk schedules' steps (median and max).
-func (s search) String() string {
-	var b strings.Builder
-	b.WriteString("found within N runs:")
-	for _, n := range []int{100, 200, 500, 1000, 2000, 5000} {
-		c := 0
-		for _, r := range s.runs {
-			if r > 0 && r <= n {
-				c++
-			}
-		}
-		fmt.Fprintf(&b, " %d→%d", n, c)
-	}
-	var fr, fw, fs []float64
-	for i, r := range s.runs {
-		if r > 0 {
-			fr = append(fr, float64(r))
-			fw = append(fw, float64(s.walls[i].Microseconds())/1000)
-		}
-	}
-	for _, st := range s.steps {
-		fs = append(fs, float64(st))
-	}
-	fmt.Fprintf(&b, " (of %d); runs to the first failure: median %.0f, max %.0f; wall time: median %.1f ms, max %.1f ms; "+
-		"shrunk steps: median %.0f, max %.0f; runs per search: %v", len(s.runs), median(fr), maxOf(fr), median(fw), maxOf(fw), median(fs), maxOf(fs), s.runs)
-	return b.String()
-}
-
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-func maxOf(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	return slices.Max(xs)
 }

@@ -3,17 +3,15 @@ package main
 import (
 	"bytes"
 	"flag"
-	"go/parser"
-	"go/token"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"pgregory.net/rapid"
 
+	"github.com/sqsq/sqsq/internal/exampletest"
 	"github.com/sqsq/sqsq/internal/golden"
 	"github.com/sqsq/sqsq/sqsqtest"
 )
@@ -40,15 +38,7 @@ func TestOutput(t *testing.T) {
 // imports the kit, so nothing of the kit reaches production.
 func TestServiceCodeDoesNotImportTheKit(t *testing.T) {
 	t.Parallel()
-	f, err := parser.ParseFile(token.NewFileSet(), "function.go", nil, parser.ImportsOnly)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, imp := range f.Imports {
-		if path, _ := strconv.Unquote(imp.Path.Value); strings.HasPrefix(path, "github.com/sqsq/sqsq") {
-			t.Errorf("function.go imports %s", path)
-		}
-	}
+	exampletest.StandsAlone(t, "function.go")
 }
 
 // Each buggy version charges an order twice, and the kit says so with a
