@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/sqsq/sqsq/internal/suite"
 	"github.com/sqsq/sqsq/sqsqtest"
 )
 
@@ -33,37 +34,11 @@ func isOperation(m reflect.Method) bool {
 		t.Out(1) == reflect.TypeFor[error]()
 }
 
-// sqsAPI is what consumer code written against the SDK declares: every
+// suite.API is what consumer code written against the SDK declares: every
 // operation of *sqs.Client. env.SQS() must satisfy it unchanged.
-type sqsAPI interface {
-	AddPermission(context.Context, *sqs.AddPermissionInput, ...func(*sqs.Options)) (*sqs.AddPermissionOutput, error)
-	CancelMessageMoveTask(context.Context, *sqs.CancelMessageMoveTaskInput, ...func(*sqs.Options)) (*sqs.CancelMessageMoveTaskOutput, error)
-	ChangeMessageVisibility(context.Context, *sqs.ChangeMessageVisibilityInput, ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityOutput, error)
-	ChangeMessageVisibilityBatch(context.Context, *sqs.ChangeMessageVisibilityBatchInput, ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityBatchOutput, error)
-	CreateQueue(context.Context, *sqs.CreateQueueInput, ...func(*sqs.Options)) (*sqs.CreateQueueOutput, error)
-	DeleteMessage(context.Context, *sqs.DeleteMessageInput, ...func(*sqs.Options)) (*sqs.DeleteMessageOutput, error)
-	DeleteMessageBatch(context.Context, *sqs.DeleteMessageBatchInput, ...func(*sqs.Options)) (*sqs.DeleteMessageBatchOutput, error)
-	DeleteQueue(context.Context, *sqs.DeleteQueueInput, ...func(*sqs.Options)) (*sqs.DeleteQueueOutput, error)
-	GetQueueAttributes(context.Context, *sqs.GetQueueAttributesInput, ...func(*sqs.Options)) (*sqs.GetQueueAttributesOutput, error)
-	GetQueueUrl(context.Context, *sqs.GetQueueUrlInput, ...func(*sqs.Options)) (*sqs.GetQueueUrlOutput, error)
-	ListDeadLetterSourceQueues(context.Context, *sqs.ListDeadLetterSourceQueuesInput, ...func(*sqs.Options)) (*sqs.ListDeadLetterSourceQueuesOutput, error)
-	ListMessageMoveTasks(context.Context, *sqs.ListMessageMoveTasksInput, ...func(*sqs.Options)) (*sqs.ListMessageMoveTasksOutput, error)
-	ListQueueTags(context.Context, *sqs.ListQueueTagsInput, ...func(*sqs.Options)) (*sqs.ListQueueTagsOutput, error)
-	ListQueues(context.Context, *sqs.ListQueuesInput, ...func(*sqs.Options)) (*sqs.ListQueuesOutput, error)
-	PurgeQueue(context.Context, *sqs.PurgeQueueInput, ...func(*sqs.Options)) (*sqs.PurgeQueueOutput, error)
-	ReceiveMessage(context.Context, *sqs.ReceiveMessageInput, ...func(*sqs.Options)) (*sqs.ReceiveMessageOutput, error)
-	RemovePermission(context.Context, *sqs.RemovePermissionInput, ...func(*sqs.Options)) (*sqs.RemovePermissionOutput, error)
-	SendMessage(context.Context, *sqs.SendMessageInput, ...func(*sqs.Options)) (*sqs.SendMessageOutput, error)
-	SendMessageBatch(context.Context, *sqs.SendMessageBatchInput, ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error)
-	SetQueueAttributes(context.Context, *sqs.SetQueueAttributesInput, ...func(*sqs.Options)) (*sqs.SetQueueAttributesOutput, error)
-	StartMessageMoveTask(context.Context, *sqs.StartMessageMoveTaskInput, ...func(*sqs.Options)) (*sqs.StartMessageMoveTaskOutput, error)
-	TagQueue(context.Context, *sqs.TagQueueInput, ...func(*sqs.Options)) (*sqs.TagQueueOutput, error)
-	UntagQueue(context.Context, *sqs.UntagQueueInput, ...func(*sqs.Options)) (*sqs.UntagQueueOutput, error)
-}
-
 var (
-	_ sqsAPI = (*sqs.Client)(nil)
-	_ sqsAPI = (*sqsqtest.SQS)(nil)
+	_ suite.API = (*sqs.Client)(nil)
+	_ suite.API = (*sqsqtest.SQS)(nil)
 	// The SDK's paginators take the client through these.
 	_ sqs.ListQueuesAPIClient                 = (*sqsqtest.SQS)(nil)
 	_ sqs.ListDeadLetterSourceQueuesAPIClient = (*sqsqtest.SQS)(nil)
@@ -129,7 +104,7 @@ func errorsQueueScenario() sqsqtest.Scenario {
 		Crash:    5,
 		Faults:   sqsqtest.Rates{sqsqtest.Duplicate: 5, sqsqtest.LoseDelete: 5, sqsqtest.ShortPoll: 10},
 		Loop: func(ctx context.Context, env *sqsqtest.Env) {
-			api := sqsAPI(env.SQS()) // as production code would hold it
+			api := suite.API(env.SQS()) // as production code would hold it
 			url, errURL := env.QueueURL(), env.URL("errors")
 			if _, err := api.TagQueue(ctx, &sqs.TagQueueInput{QueueUrl: &errURL, Tags: map[string]string{"team": "payments"}}); err != nil {
 				return // crashed
@@ -197,7 +172,7 @@ func errorsQueueScenario() sqsqtest.Scenario {
 
 // park handles one message: a poison message goes to the errors queue,
 // anything else is charged. It reports whether to delete the message.
-func park(ctx context.Context, env *sqsqtest.Env, api sqsAPI, errURL string, m types.Message) bool {
+func park(ctx context.Context, env *sqsqtest.Env, api suite.API, errURL string, m types.Message) bool {
 	body := aws.ToString(m.Body)
 	if strings.HasPrefix(body, "poison") {
 		if _, err := api.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: &errURL,
@@ -418,7 +393,7 @@ func TestSQSConsumerRedrivesAndCreatesQueue(t *testing.T) {
 // leaves a message of its queue in flight when it purges the queue, and
 // another when it deletes it. It panics (the run fails) on an error it does not expect.
 func everyOperation(ctx context.Context, env *sqsqtest.Env) {
-	api, dlqURL := sqsAPI(env.SQS()), env.URL("queue-dlq")
+	api, dlqURL := suite.API(env.SQS()), env.URL("queue-dlq")
 	must := func(_ any, err error) {
 		if crashed(err) {
 			panic("no crash expected")
