@@ -18,22 +18,6 @@ import (
 	"github.com/sqsq/sqsq/sqsqtest"
 )
 
-// isOperation reports whether m has the shape of an SDK operation:
-// (ctx, *XInput, ...func(*sqs.Options)) (*XOutput, error). As in awssqs's
-// TestMethodSet.
-func isOperation(m reflect.Method) bool {
-	t := m.Type // includes the receiver
-	if t.NumIn() != 4 || t.NumOut() != 2 || !t.IsVariadic() {
-		return false
-	}
-	in, out := t.In(2), t.Out(0)
-	return t.In(1) == reflect.TypeFor[context.Context]() &&
-		in.Kind() == reflect.Pointer && in.Elem().Name() == m.Name+"Input" &&
-		out.Kind() == reflect.Pointer && out.Elem().Name() == m.Name+"Output" &&
-		t.In(3) == reflect.TypeFor[[]func(*sqs.Options)]() &&
-		t.Out(1) == reflect.TypeFor[error]()
-}
-
 // suite.API is what consumer code written against the SDK declares: every
 // operation of *sqs.Client. env.SQS() must satisfy it unchanged.
 var (
@@ -49,45 +33,7 @@ var (
 // that adds an operation is caught here.
 func TestSQSMethodSet(t *testing.T) {
 	t.Parallel()
-	sdk := reflect.TypeFor[*sqs.Client]()
-	ours := reflect.TypeFor[*sqsqtest.SQS]()
-	n := 0
-	for i := 0; i < sdk.NumMethod(); i++ {
-		m := sdk.Method(i)
-		if !isOperation(m) {
-			continue
-		}
-		n++
-		o, ok := ours.MethodByName(m.Name)
-		if !ok {
-			t.Errorf("*sqsqtest.SQS lacks %s%s", m.Name, strings.TrimPrefix(m.Type.String(), "func(*sqs.Client"))
-			continue
-		}
-		// Everything but the receiver.
-		if m.Type.NumIn() != o.Type.NumIn() || m.Type.NumOut() != o.Type.NumOut() || o.Type.IsVariadic() != m.Type.IsVariadic() {
-			t.Errorf("%s: signature %v, the SDK's is %v", m.Name, o.Type, m.Type)
-			continue
-		}
-		for j := 1; j < m.Type.NumIn(); j++ {
-			if m.Type.In(j) != o.Type.In(j) {
-				t.Errorf("%s: parameter %d is %v, the SDK's is %v", m.Name, j, o.Type.In(j), m.Type.In(j))
-			}
-		}
-		for j := 0; j < m.Type.NumOut(); j++ {
-			if m.Type.Out(j) != o.Type.Out(j) {
-				t.Errorf("%s: result %d is %v, the SDK's is %v", m.Name, j, o.Type.Out(j), m.Type.Out(j))
-			}
-		}
-	}
-	if n < 23 {
-		t.Errorf("found %d operations on *sqs.Client, want at least the 23 of v1.53.0", n)
-	}
-	for i := 0; i < ours.NumMethod(); i++ {
-		m := ours.Method(i)
-		if _, ok := sdk.MethodByName(m.Name); isOperation(m) && !ok {
-			t.Errorf("*sqsqtest.SQS has %s, which *sqs.Client does not", m.Name)
-		}
-	}
+	suite.CheckMethodSet(t, reflect.TypeFor[*sqsqtest.SQS](), "*sqsqtest.SQS")
 }
 
 // crashed reports whether err says the consumer died: its loop must end.
