@@ -3,7 +3,6 @@ package sqsq
 import (
 	"context"
 	"encoding/base64"
-	"net/url"
 	"sort"
 	"strings"
 	"sync"
@@ -73,6 +72,7 @@ func NewBroker(opts ...Option) *Broker {
 	b.w = cfg.world
 	if b.w == nil { // a new endpoint, of which b is the first scope
 		b.w = newWorld(opts)
+		b.w.root = b
 		b.w.members[scopeKey{cfg.accountID, cfg.region}] = b
 	}
 	b.done, b.runningTasks, b.taskDue = b.w.done, &b.w.runningTasks, &b.w.taskDue
@@ -212,38 +212,6 @@ func (b *Broker) GetQueue(ctx context.Context, ref string) (*Queue, error) {
 	return q, nil
 }
 
-// resolve turns a name, URL or ARN into a queue name of this broker, or
-// into the ARN of a queue of another scope (foreign).
-func (b *Broker) resolve(ref string) (name, foreign string, ok bool) {
-	switch {
-	case strings.HasPrefix(ref, "arn:"):
-		parts := strings.Split(ref, ":")
-		if len(parts) != 6 || parts[1] != b.cfg.partition || parts[2] != "sqs" {
-			return "", "", false
-		}
-		if parts[3] != b.cfg.region || parts[4] != b.cfg.accountID {
-			return "", ref, true
-		}
-		return parts[5], "", true
-	case strings.Contains(ref, "/"):
-		path := ref
-		if u, err := url.Parse(ref); err == nil && u.Path != "" {
-			path = u.Path
-		}
-		segs := strings.Split(strings.Trim(path, "/"), "/")
-		if len(segs) < 2 {
-			return "", "", false
-		}
-		account, name := segs[len(segs)-2], segs[len(segs)-1]
-		if account != b.cfg.accountID {
-			return "", "arn:" + b.cfg.partition + ":sqs:" + b.cfg.region + ":" + account + ":" + name, true
-		}
-		return name, "", true
-	default:
-		return ref, "", ref != ""
-	}
-}
-
 // DeleteQueue deletes a queue and its messages. Every later call on it fails
 // with QueueDoesNotExist, parked receives on it return that error, and the
 // name cannot be reused for the recreate delay (60 s of clock time).
@@ -348,10 +316,6 @@ func paginate(names []string, maxResults Optional[int], token string) ([]string,
 		return page, "", nil
 	}
 	return page, base64.RawURLEncoding.EncodeToString([]byte(page[len(page)-1])), nil
-}
-
-func (b *Broker) queueURL(name string) string {
-	return b.cfg.baseURL + "/" + b.cfg.accountID + "/" + name
 }
 
 func (b *Broker) queueARN(name string) string { return b.arnPrefix() + name }

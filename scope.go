@@ -2,6 +2,7 @@ package sqsq
 
 import (
 	"math"
+	"sort"
 	"sync"
 	"sync/atomic"
 )
@@ -33,6 +34,8 @@ type world struct {
 
 	// mu guards the fields below. It is a leaf lock: it is taken under a
 	// Broker.mu, a moveTask.mu or nothing, and nothing is locked under it.
+	root *Broker // made by NewBroker: its region is the endpoint's default
+
 	mu      sync.Mutex
 	members map[scopeKey]*Broker
 	queues  map[string]*Queue // every live queue of every member, by ARN
@@ -96,6 +99,26 @@ func (b *Broker) Scope(accountID, region string) *Broker {
 	}
 	w.members[k] = m
 	return m
+}
+
+// Scopes returns the brokers of b's endpoint: the one [NewBroker] made and
+// every one [Broker.Scope] has made since, in order of account id, then
+// region. It creates none.
+func (b *Broker) Scopes() []*Broker {
+	w := b.w
+	w.mu.Lock()
+	out := make([]*Broker, 0, len(w.members))
+	for _, m := range w.members {
+		out = append(out, m)
+	}
+	w.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].cfg.accountID != out[j].cfg.accountID {
+			return out[i].cfg.accountID < out[j].cfg.accountID
+		}
+		return out[i].cfg.region < out[j].cfg.region
+	})
+	return out
 }
 
 // scopeName reports whether s can be an account id or region: it goes into

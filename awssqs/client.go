@@ -42,9 +42,9 @@ type optionFunc func(*Client)
 
 func (f optionFunc) apply(c *Client) { f(c) }
 
-// WithBaseURL makes the Client return queue URLs of the form
-// base + "/" + account + "/" + name (for example "http://127.0.0.1:9324"),
-// instead of the broker's own URLs. Incoming queue URLs are resolved the
+// WithBaseURL makes the Client return queue URLs that start with base (for
+// example "http://127.0.0.1:9324"; see [sqsq.Queue.URLAt]) instead of the
+// broker's own URLs. Incoming queue URLs are resolved the
 // same way whatever their scheme and host, so both forms keep working.
 func WithBaseURL(base string) Option {
 	return optionFunc(func(c *Client) { c.baseURL = strings.TrimRight(base, "/") })
@@ -94,29 +94,13 @@ func call[In, Out any](ctx context.Context, c *Client, op string, in *In, f func
 }
 
 // queue resolves a QueueUrl member: any form of semantics §1.3 (a URL with
-// any scheme and host, a bare name, an ARN).
+// any scheme and host, a bare name, an ARN). A URL names its queue's
+// region as sqsq's URLs do (see [sqsq.Queue.URLAt]), whatever the Client's.
 func (c *Client) queue(ctx context.Context, ref *string) (*sqsq.Queue, error) {
 	if ref == nil {
 		return nil, sqsq.MissingParameter("QueueUrl")
 	}
-	return c.b.GetQueue(ctx, queueRef(*ref, c.b.AccountID()))
-}
-
-// queueRef shortens a queue URL of this account to the queue's name, so
-// that the broker resolves the common forms without parsing a URL. Anything
-// else (ARNs, names, URLs with a query or escapes, other accounts) is left
-// for the broker, which fails it the way it always does.
-func queueRef(ref, account string) string {
-	i := strings.LastIndexByte(ref, '/')
-	if i < 0 || strings.HasPrefix(ref, "arn:") || strings.ContainsAny(ref, "?#%") {
-		return ref
-	}
-	name, rest := ref[i+1:], ref[:i]
-	// "//account" would be the URL's host, not its path.
-	if name == "" || !strings.HasSuffix(rest, "/"+account) || strings.HasSuffix(rest, "//"+account) {
-		return ref
-	}
-	return name
+	return c.b.GetQueue(ctx, *ref)
 }
 
 // url is the URL the Client reports for q.
@@ -124,12 +108,13 @@ func (c *Client) url(q *sqsq.Queue) string {
 	if c.baseURL == "" {
 		return q.URL()
 	}
-	return c.baseURL + accountPath(q.URL())
+	return q.URLAt(c.baseURL)
 }
 
 // urls rewrites the broker's queue URLs to the Client's base; nil when
-// there are none, as AWS omits an empty list.
-func (c *Client) urls(in []string) []string {
+// there are none, as AWS omits an empty list. A queue deleted meanwhile
+// keeps the broker's URL.
+func (c *Client) urls(ctx context.Context, in []string) []string {
 	if len(in) == 0 {
 		return nil
 	}
@@ -138,16 +123,12 @@ func (c *Client) urls(in []string) []string {
 	}
 	out := make([]string, len(in))
 	for i, u := range in {
-		out[i] = c.baseURL + accountPath(u)
+		out[i] = u
+		if q, err := c.b.GetQueue(ctx, u); err == nil {
+			out[i] = q.URLAt(c.baseURL)
+		}
 	}
 	return out
-}
-
-// accountPath is the "/account/name" end of a broker's queue URL: the queue
-// may be of another account than the Client's (see sqsq.Broker.Scope).
-func accountPath(u string) string {
-	i := strings.LastIndexByte(u, '/')
-	return u[strings.LastIndexByte(u[:i], '/'):]
 }
 
 // seconds converts a whole-seconds wire value.

@@ -69,7 +69,7 @@ func (c *Client) getQueueURL(ctx context.Context, in *sqs.GetQueueUrlInput) (*sq
 	}
 	ref := name
 	if owner != "" && owner != c.b.AccountID() {
-		ref = "/" + owner + "/" + name // another account's queue, in this region
+		ref = "/queue/" + c.b.Region() + "/" + owner + "/" + name // another account's queue, in this region
 	}
 	q, err := c.b.GetQueue(ctx, ref)
 	if err != nil {
@@ -95,7 +95,7 @@ func (c *Client) listQueues(ctx context.Context, in *sqs.ListQueuesInput) (*sqs.
 	if err != nil {
 		return nil, err
 	}
-	return &sqs.ListQueuesOutput{QueueUrls: c.urls(res.QueueURLs), NextToken: optional(res.NextToken)}, nil
+	return &sqs.ListQueuesOutput{QueueUrls: c.urls(ctx, res.QueueURLs), NextToken: optional(res.NextToken)}, nil
 }
 
 // maxResults converts an optional page size.
@@ -299,5 +299,5 @@ func (c *Client) listDeadLetterSourceQueues(ctx context.Context, in *sqs.ListDea
 	if err != nil {
 		return nil, err
 	}
-	return &sqs.ListDeadLetterSourceQueuesOutput{QueueUrls: c.urls(res.QueueURLs), NextToken: optional(res.NextToken)}, nil
+	return &sqs.ListDeadLetterSourceQueuesOutput{QueueUrls: c.urls(ctx, res.QueueURLs), NextToken: optional(res.NextToken)}, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sqsq/sqsq"
 	"github.com/sqsq/sqsq/awssqs"
+	"github.com/sqsq/sqsq/internal/awsname"
 )
 
 // One endpoint serves every account and region, as AWS's SDKs see it:
@@ -76,14 +77,14 @@ func (h *handler) clientFor(r *http.Request, base string) (*awssqs.Client, *wire
 func (h *handler) scopeOf(r *http.Request) (account, region string) {
 	account, region = h.b.AccountID(), h.b.Region()
 	key, credRegion := credential(r)
-	if isAccountID(key) {
+	if awsname.IsAccountID(key) {
 		account = key
 	}
 	switch {
-	case isRegion(credRegion):
+	case awsname.IsRegion(credRegion):
 		region = credRegion
 	case credRegion == "":
-		if hr := hostRegion(r.Host); isRegion(hr) {
+		if hr := awsname.HostRegion(r.Host); hr != "" {
 			region = hr
 		}
 	}
@@ -113,49 +114,4 @@ func credential(r *http.Request) (key, region string) {
 		return "", ""
 	}
 	return key, region
-}
-
-// hostRegion is the region of a regional SQS host name, or "".
-func hostRegion(host string) string {
-	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.Contains(host[i:], "]") {
-		host = host[:i] // the port
-	}
-	if rest, ok := strings.CutPrefix(host, "sqs."); ok {
-		region, _, _ := strings.Cut(rest, ".")
-		return region
-	}
-	if region, rest, ok := strings.Cut(host, "."); ok && strings.HasPrefix(rest, "queue.") {
-		return region
-	}
-	if host == "queue.amazonaws.com" { // the legacy endpoint of us-east-1
-		return "us-east-1"
-	}
-	return ""
-}
-
-// isAccountID reports whether s is 12 digits.
-func isAccountID(s string) bool { return len(s) == 12 && only(s, "0123456789") }
-
-// isRegion reports whether s has the shape of an AWS region: lower-case
-// words joined by '-', the first of 2–4 letters, the last a number of 1–2
-// digits (us-east-1, us-gov-west-1, ap-southeast-5).
-func isRegion(s string) bool {
-	first, rest, ok := strings.Cut(s, "-")
-	i := strings.LastIndexByte(rest, '-')
-	if !ok || i < 0 || len(s) > 32 || len(first) < 2 || len(first) > 4 || !only(first, "abcdefghijklmnopqrstuvwxyz") {
-		return false
-	}
-	middle, num := rest[:i], rest[i+1:]
-	return middle != "" && middle[0] != '-' && middle[len(middle)-1] != '-' && !strings.Contains(middle, "--") &&
-		only(middle, "abcdefghijklmnopqrstuvwxyz-") && num != "" && len(num) <= 2 && only(num, "0123456789")
-}
-
-// only reports whether every byte of s is one of chars.
-func only(s, chars string) bool {
-	for i := 0; i < len(s); i++ {
-		if strings.IndexByte(chars, s[i]) < 0 {
-			return false
-		}
-	}
-	return true
 }

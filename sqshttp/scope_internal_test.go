@@ -6,38 +6,6 @@ import (
 	"testing"
 )
 
-func TestIsRegion(t *testing.T) {
-	t.Parallel()
-	for s, want := range map[string]bool{
-		"us-east-1": true, "us-gov-west-1": true, "ap-southeast-5": true, "cn-northwest-1": true, "eusc-de-east-1": true,
-		"": false, "local": false, "elasticmq": false, "us-east": false, "us-1": false, "us--east-1": false,
-		"us-east-": false, "-us-east-1": false, "US-EAST-1": false, "us-east-123": false, "u-east-1": false,
-		"us-east-1a": false, "us_east-1": false, "us-east-1-": false,
-	} {
-		if got := isRegion(s); got != want {
-			t.Errorf("isRegion(%q) = %v, want %v", s, got, want)
-		}
-	}
-}
-
-func TestHostRegion(t *testing.T) {
-	t.Parallel()
-	for host, want := range map[string]string{
-		"sqs.us-west-2.amazonaws.com":                   "us-west-2",
-		"sqs.eu-west-1.localhost.localstack.cloud:4566": "eu-west-1",
-		"ap-south-1.queue.amazonaws.com":                "ap-south-1",
-		"queue.amazonaws.com":                           "us-east-1",
-		"127.0.0.1:9324":                                "",
-		"[::1]:9324":                                    "",
-		"localhost":                                     "",
-		"sqs.local":                                     "local", // not a region: isRegion refuses it
-	} {
-		if got := hostRegion(host); got != want {
-			t.Errorf("hostRegion(%q) = %q, want %q", host, got, want)
-		}
-	}
-}
-
 func TestCredential(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

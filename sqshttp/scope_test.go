@@ -55,8 +55,10 @@ func queueArn(t *testing.T, c *sqs.Client, url string) string {
 }
 
 // TestRegionsSeparate: clients of two regions create the same queue name
-// and get two queues, with their own ARNs; an access key id that is not 12
-// digits keeps the default account, a 12-digit one names the account.
+// and get two queues, with their own ARNs and URLs (another region's names
+// it: /queue/{region}/…); an access key id that is not 12 digits keeps the
+// default account, a 12-digit one names the account. A URL reaches its own
+// queue whatever region the client signs for.
 func TestRegionsSeparate(t *testing.T) {
 	t.Parallel()
 	for _, p := range protocols {
@@ -76,8 +78,11 @@ func TestRegionsSeparate(t *testing.T) {
 				}
 				urls = append(urls, *out.QueueUrl)
 			}
-			if want := srv.URL + "/111111111111/orders"; urls[2] != want {
-				t.Errorf("the 12-digit key's queue URL %s, want %s", urls[2], want)
+			for i, want := range []string{srv.URL + "/000000000000/orders", srv.URL + "/queue/us-west-2/000000000000/orders",
+				srv.URL + "/queue/us-west-2/111111111111/orders"} {
+				if urls[i] != want {
+					t.Errorf("queue URL %d is %s, want %s", i, urls[i], want)
+				}
 			}
 			wantArns := []string{
 				"arn:aws:sqs:us-east-1:000000000000:orders",
@@ -92,14 +97,15 @@ func TestRegionsSeparate(t *testing.T) {
 			if _, err := east.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: &urls[0], MessageBody: aws.String("east")}); err != nil {
 				t.Fatal(err)
 			}
-			// The same URL through the west client is the west queue.
-			got, err := west.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: &urls[0]})
-			if err != nil || len(got.Messages) != 0 {
-				t.Errorf("the west queue of the same name received %v, %v", got, err)
+			// The east URL through the west client is still the east queue,
+			// and the west URL through the east client the west queue.
+			got, err := west.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: &urls[0], VisibilityTimeout: 0})
+			if err != nil || len(got.Messages) != 1 || *got.Messages[0].Body != "east" {
+				t.Errorf("the east URL through the west client received %v, %v", got, err)
 			}
-			got, err = east.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: &urls[0]})
-			if err != nil || len(got.Messages) != 1 {
-				t.Errorf("east received %v, %v", got, err)
+			got, err = east.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: &urls[1]})
+			if err != nil || len(got.Messages) != 0 {
+				t.Errorf("the west URL through the east client received %v, %v", got, err)
 			}
 			for _, c := range []*sqs.Client{east, west, partner} {
 				out, err := c.ListQueues(ctx, &sqs.ListQueuesInput{})
@@ -167,7 +173,7 @@ func TestCrossAccountDeadLetterOverTheWire(t *testing.T) {
 				t.Fatalf("the DLQ received %+v, %v", got, err)
 			}
 			sources, err := owner.ListDeadLetterSourceQueues(ctx, &sqs.ListDeadLetterSourceQueuesInput{QueueUrl: &dlqURL})
-			if err != nil || !reflect.DeepEqual(sources.QueueUrls, []string{srv.URL + "/222222222222/src"}) {
+			if err != nil || !reflect.DeepEqual(sources.QueueUrls, []string{srv.URL + "/queue/eu-west-1/222222222222/src"}) {
 				t.Errorf("ListDeadLetterSourceQueues = %v, %v", sources.QueueUrls, err)
 			}
 			// The owner reaches the other account's queue by its URL and

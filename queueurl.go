@@ -1,0 +1,122 @@
+package sqsq
+
+import (
+	"net/url"
+	"strings"
+
+	"github.com/sqsq/sqsq/internal/awsname"
+)
+
+// A queue URL names one queue from every scope of an endpoint, whatever
+// region its caller is in: a client that follows a URL sqsq returned — the
+// JavaScript SDK sends to the URL's host, and a consumer may run with
+// another region than the producer that created the queue — reaches that
+// queue. So a URL carries its region unless it is the endpoint's default:
+//
+//	{base}/{account}/{name}                    the default region's (AWS's shape)
+//	{base}/queue/{region}/{account}/{name}     any other region's (LocalStack's path form)
+//
+// and a regional host (https://sqs.eu-west-1.amazonaws.com/…,
+// sqs.eu-west-1.localhost) names its region as on AWS, so URLs on such a
+// base keep AWS's shape.
+
+// queuePathPrefix starts the path of a queue URL that names its region.
+const queuePathPrefix = "/queue/"
+
+// URLAt returns q's URL as an endpoint reached at base serves it (base is a
+// scheme and host, such as "http://127.0.0.1:9324"): base/account/name
+// when q is in the endpoint's default region (that of the [NewBroker]
+// whose scopes q's broker belongs to) or in the region base's host names
+// (sqs.{region}.…), else base/queue/region/account/name. [Broker.GetQueue]
+// of any scope of the endpoint resolves it to q.
+func (q *Queue) URLAt(base string) string {
+	return q.b.urlAt(trimSlash(base), q.name)
+}
+
+func (b *Broker) queueURL(name string) string { return b.urlAt(b.cfg.baseURL, name) }
+
+func (b *Broker) urlAt(base, name string) string {
+	region := b.cfg.region
+	if region == b.w.root.cfg.region || awsname.HostRegion(hostOf(base)) == region {
+		return base + "/" + b.cfg.accountID + "/" + name
+	}
+	return base + queuePathPrefix + region + "/" + b.cfg.accountID + "/" + name
+}
+
+// hostOf is the host (and port) of a URL or of a base such as
+// "https://host:port".
+func hostOf(u string) string {
+	_, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		return ""
+	}
+	host, _, _ := strings.Cut(rest, "/")
+	return host
+}
+
+// resolve turns a name, URL or ARN into a queue name of this broker, or
+// into the ARN of a queue of another scope (foreign).
+func (b *Broker) resolve(ref string) (name, foreign string, ok bool) {
+	switch {
+	case strings.HasPrefix(ref, "arn:"):
+		parts := strings.Split(ref, ":")
+		if len(parts) != 6 || parts[1] != b.cfg.partition || parts[2] != "sqs" {
+			return "", "", false
+		}
+		if parts[3] != b.cfg.region || parts[4] != b.cfg.accountID {
+			return "", ref, true
+		}
+		return parts[5], "", true
+	case strings.Contains(ref, "/"):
+		region, account, name, ok := b.splitURL(ref)
+		if !ok {
+			return "", "", false
+		}
+		if region != b.cfg.region || account != b.cfg.accountID {
+			return "", "arn:" + b.cfg.partition + ":sqs:" + region + ":" + account + ":" + name, true
+		}
+		return name, "", true
+	default:
+		return ref, "", ref != ""
+	}
+}
+
+// splitURL reads the region, account and queue name of a queue URL
+// (semantics §1.3: its last two path segments are account and name; see
+// the top of this file for the region). The scheme and the rest of the
+// host are ignored.
+func (b *Broker) splitURL(ref string) (region, account, name string, ok bool) {
+	host, path := "", ref
+	if strings.ContainsAny(ref, "?#%") { // escapes or a query: let net/url read it
+		if u, err := url.Parse(ref); err == nil && u.Path != "" {
+			host, path = u.Host, u.Path
+		}
+	} else if _, rest, found := strings.Cut(ref, "://"); found {
+		i := strings.IndexByte(rest, '/')
+		if i < 0 {
+			return "", "", "", false
+		}
+		host, path = rest[:i], rest[i:]
+	}
+	path = strings.Trim(path, "/")
+	path, name = cutLast(path)
+	path, account = cutLast(path)
+	region = b.w.root.cfg.region
+	if hr := awsname.HostRegion(host); hr != "" {
+		region = hr
+	}
+	if before, r := cutLast(path); (before == "queue" || strings.HasSuffix(before, "/queue")) && scopeName(r) {
+		region = r // ".../queue/{region}/{account}/{name}"
+	}
+	return region, account, name, name != "" && account != ""
+}
+
+// cutLast splits a path at its last '/': "a/b/c" is "a/b" and "c"; "c" is
+// "" and "c".
+func cutLast(path string) (before, last string) {
+	i := strings.LastIndexByte(path, '/')
+	if i < 0 {
+		return "", path
+	}
+	return path[:i], path[i+1:]
+}

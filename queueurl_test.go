@@ -1,0 +1,82 @@
+package sqsq_test
+
+// Queue URLs name one queue from every scope of an endpoint: the default
+// region's keep AWS's /{account}/{name}, another region's carry
+// /queue/{region}/, and a regional host names its region.
+
+import (
+	"context"
+	"testing"
+
+	"github.com/sqsq/sqsq"
+)
+
+func TestQueueURLs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := sqsq.NewBroker(sqsq.WithBaseURL("http://127.0.0.1:9324"))
+	create := func(b *sqsq.Broker) *sqsq.Queue {
+		t.Helper()
+		q, err := b.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: "orders"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return q
+	}
+	home, partner := create(b), create(b.Scope(otherAccount, "us-east-1"))
+	west, partnerWest := create(b.Scope("000000000000", "eu-west-1")), create(b.Scope(otherAccount, "eu-west-1"))
+	tests := []struct {
+		reason string
+		q      *sqsq.Queue
+		url    string
+	}{
+		{"the default namespace keeps AWS's shape", home, "http://127.0.0.1:9324/000000000000/orders"},
+		{"another account of the default region needs no region", partner, "http://127.0.0.1:9324/111111111111/orders"},
+		{"another region carries it", west, "http://127.0.0.1:9324/queue/eu-west-1/000000000000/orders"},
+		{"another account and region", partnerWest, "http://127.0.0.1:9324/queue/eu-west-1/111111111111/orders"},
+	}
+	scopes := b.Scopes()
+	if len(scopes) != 4 {
+		t.Fatalf("Scopes() has %d brokers, want 4", len(scopes))
+	}
+	for _, tt := range tests {
+		if got := tt.q.URL(); got != tt.url {
+			t.Errorf("%s: URL() = %s, want %s", tt.reason, got, tt.url)
+		}
+		if got := tt.q.URLAt("http://localhost:4566/"); got != "http://localhost:4566"+tt.url[len("http://127.0.0.1:9324"):] {
+			t.Errorf("%s: URLAt = %s", tt.reason, got)
+		}
+		for _, s := range scopes { // every scope resolves the URL to the queue
+			if got, err := s.GetQueue(ctx, tt.url); err != nil || got != tt.q {
+				t.Errorf("%s: %s/%s GetQueue(%s) = %v, %v", tt.reason, s.AccountID(), s.Region(), tt.url, got, err)
+			}
+		}
+	}
+	// A regional host names the region, so URLs on it keep AWS's shape.
+	if got := west.URLAt("https://sqs.eu-west-1.amazonaws.com"); got != "https://sqs.eu-west-1.amazonaws.com/000000000000/orders" {
+		t.Errorf("URLAt a regional host = %s", got)
+	}
+	for _, u := range []string{
+		"https://sqs.eu-west-1.amazonaws.com/000000000000/orders",
+		"http://sqs.eu-west-1.localhost:9324/000000000000/orders",
+		"/queue/eu-west-1/000000000000/orders",
+		"http://h/some/prefix/queue/eu-west-1/000000000000/orders",
+	} {
+		if got, err := b.GetQueue(ctx, u); err != nil || got != west {
+			t.Errorf("GetQueue(%s) = %v, %v; want the eu-west-1 queue", u, got, err)
+		}
+	}
+	// A URL without a region is the default region's, from any region.
+	if got, err := b.Scope("000000000000", "eu-west-1").GetQueue(ctx, "http://x/000000000000/orders"); err != nil || got != home {
+		t.Errorf("a region-less URL from eu-west-1 = %v, %v; want the default region's queue", got, err)
+	}
+	// With the default base URL, a scope's host names its region.
+	d := sqsq.NewBroker()
+	dq := create(d.Scope("000000000000", "eu-west-1"))
+	if got := dq.URL(); got != "https://sqs.eu-west-1.sqsq.invalid/000000000000/orders" {
+		t.Errorf("default base URL of another region: %s", got)
+	}
+	if got, err := d.GetQueue(ctx, dq.URL()); err != nil || got != dq {
+		t.Errorf("GetQueue(%s) from the default region = %v, %v", dq.URL(), got, err)
+	}
+}
