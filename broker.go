@@ -183,11 +183,14 @@ func (b *Broker) CreateQueue(ctx context.Context, in CreateQueueInput) (*Queue, 
 	return q, nil
 }
 
-// GetQueue finds a queue by name, URL or ARN (semantics §1.3: a URL's scheme
-// and host are ignored, its last two path segments are account and name).
-// A URL naming another account finds that account's queue in b's region,
-// an ARN the queue of its account and region, if that scope exists (see
-// [Broker.Scope]). It fails with QueueDoesNotExist.
+// GetQueue finds a queue by name, URL or ARN (semantics §1.3: a URL's last
+// two path segments are account and name; its scheme and host are ignored,
+// but for a regional host such as sqs.eu-west-1.amazonaws.com, which names
+// the region). A name is of b's account and region; a URL is of the region
+// it names — /queue/{region}/ before the account, or a regional host —
+// else of the endpoint's default region (see [Queue.URLAt]); an ARN of its
+// account and region; another scope's queue is found if that scope exists
+// (see [Broker.Scope]). It fails with QueueDoesNotExist.
 func (b *Broker) GetQueue(ctx context.Context, ref string) (*Queue, error) {
 	if b.closed() {
 		return nil, ErrClosed

@@ -70,8 +70,10 @@ func WithAccountID(id string) Option {
 }
 
 // WithBaseURL sets the scheme and host of queue URLs, for example
-// "http://127.0.0.1:9324"; a queue's URL is base + "/" + account + "/" + name.
-// The default is "https://sqs.{region}.sqsq.invalid", which never resolves.
+// "http://127.0.0.1:9324"; a queue's URL is base + "/" + account + "/" +
+// name, with "/queue/" + region before the account for a queue of another
+// region than the endpoint's default (see [Queue.URLAt]). The default is
+// "https://sqs.{region}.sqsq.invalid", which never resolves.
 func WithBaseURL(base string) Option {
 	return optionFunc(func(cfg *config) { cfg.baseURL = trimSlash(base) })
 }

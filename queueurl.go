@@ -54,6 +54,24 @@ func hostOf(u string) string {
 	return host
 }
 
+// Locate reports which account, region and queue name ref — a queue name,
+// URL or ARN — names, as [Broker.GetQueue] of b reads it (a name is of b's
+// account and region; a URL's region is the one it carries, else the
+// endpoint's default), without looking the queue up. ok is false when ref
+// names no queue at all (an empty name, a URL without account and name, an
+// ARN of another service).
+func (b *Broker) Locate(ref string) (account, region, name string, ok bool) {
+	name, foreign, ok := b.resolve(ref)
+	switch {
+	case !ok:
+		return "", "", "", false
+	case foreign == "":
+		return b.cfg.accountID, b.cfg.region, name, true
+	}
+	parts := strings.Split(foreign, ":")
+	return parts[4], parts[3], parts[5], true
+}
+
 // resolve turns a name, URL or ARN into a queue name of this broker, or
 // into the ARN of a queue of another scope (foreign).
 func (b *Broker) resolve(ref string) (name, foreign string, ok bool) {

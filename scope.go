@@ -64,7 +64,9 @@ func joinWorld(w *world) Option {
 // Scope returns the broker of accountID in region on the same endpoint as
 // b: another namespace of queues, with URLs and ARNs of that account and
 // region, on b's clock and with the options b was created with (a
-// [WithBaseURL] included; by default its URLs name its region). It is
+// [WithBaseURL] included). Its queue URLs name its region unless it is the
+// endpoint's default (see [Queue.URLAt]), so a URL reaches its queue from
+// every scope. It is
 // created on the first call and the same broker is returned after; Scope
 // of b's own account and region returns b.
 //
@@ -74,7 +76,7 @@ func joinWorld(w *world) Option {
 // queue's RedriveAllowPolicy is byQueue and lists the source (allowAll
 // covers only its own account and region), messages are dead-lettered
 // there, a move task takes them back, and [Broker.GetQueue] finds a queue
-// of another account by its URL or ARN. Access policies are not enforced.
+// of another account or region by its URL or ARN. Access policies are not enforced.
 // Close of any of them closes them all: they are one endpoint.
 //
 // accountID and region must be non-empty and made of letters, digits, '-'

@@ -28,7 +28,9 @@
 // Attributes are the wire strings ("VisibilityTimeout": "30", RedrivePolicy
 // JSON). A QueueUrl may be any URL whose path ends in account/name, whatever
 // its scheme and host (the broker's, "https://sqs.us-east-1.amazonaws.com/…",
-// "http://localhost:4566/…"), a bare queue name or a queue ARN. A nil
+// "http://localhost:4566/…"; a regional host or a /queue/{region}/ path
+// names the region, see sqsq.Queue.URLAt), a bare queue name or a queue
+// ARN. A nil
 // pointer member is absent; a required member left nil fails with
 // MissingParameter, as the service answers a request without it. The SDK
 // never sends a zero for ReceiveMessage's MaxNumberOfMessages,

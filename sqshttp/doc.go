@@ -53,8 +53,12 @@
 // Queue URLs in responses are built from the request: its Host, and https
 // when it came over TLS or with X-Forwarded-Proto: https, so that a client
 // reaches the queue at the URL it is given. [WithBaseURL] fixes them
-// instead. Incoming queue URLs are resolved by their path alone
-// (/{account}/{name}), whatever their scheme and host.
+// instead. A queue URL names its region unless it is the broker's
+// (/queue/{region}/{account}/{name}; see [sqsq.Queue.URLAt]), so it
+// reaches its queue whatever region the client signs for. Incoming queue
+// URLs are resolved by their path — /{account}/{name} for the broker's
+// region, /queue/{region}/{account}/{name} — and a regional host
+// (sqs.{region}.…), whatever their scheme and host otherwise.
 //
 // # Accounts and regions
 //
@@ -68,8 +72,17 @@
 // region "local" stays in the broker's. The account is the access key id
 // when it is exactly 12 digits (the convention of other local emulators),
 // else the broker's. Clients of two regions therefore get two queues of the
-// same name, and a queue's URL, which has no region in it, names the queue
-// of the calling client's region. A QueueUrl of another account reaches
+// same name, with two URLs. A request that names its queue by URL is
+// served in the URL's namespace, as a client that follows the URL expects
+// (the JavaScript SDK sends to the QueueUrl's host); a request by name
+// (GetQueueUrl, CreateQueue, ListQueues) in its own. When a queue is
+// missing where a request looked but one of that name exists in another
+// account or region, the answer keeps AWS's QueueDoesNotExist and its
+// message, and adds where the queue is and why the request looked
+// elsewhere ("sqsq: no queue orders in eu-west-1 …, the region this request
+// is signed for; a queue of that name exists in us-east-1 …: {its URL}");
+// [RequestInfo] carries that hint and the namespace of each request for
+// an access log. A QueueUrl of another account reaches
 // that account's queue, as on AWS when the queue's policy allows it (sqsq
 // enforces no access policy), so cross-account dead-letter queues and move
 // tasks work over the wire. A handler opens at most 64 scopes besides the

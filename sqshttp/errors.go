@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/sqsq/sqsq"
 	"github.com/sqsq/sqsq/awssqs"
@@ -110,8 +111,10 @@ func (e *wireError) writeJSON(w http.ResponseWriter, r *http.Request) {
 // queryMessage is the message of e over the Query protocol, where AWS words
 // QueueDoesNotExist differently.
 func (e *wireError) queryMessage() string {
-	if e.err.Code == sqsq.CodeQueueDoesNotExist && e.err.Message == "The specified queue does not exist." {
-		return "The specified queue does not exist for this wsdl version."
+	if e.err.Code == sqsq.CodeQueueDoesNotExist {
+		if rest, ok := strings.CutPrefix(e.err.Message, "The specified queue does not exist."); ok {
+			return "The specified queue does not exist for this wsdl version." + rest // rest: a hint
+		}
 	}
 	return e.err.Message
 }

@@ -312,6 +312,7 @@ func (h *handler) invoke(r *http.Request, o *operation, base string, in any, zer
 	if werr != nil {
 		return nil, werr
 	}
+	noteNamespace(r, h.b, in)
 	ctx := r.Context()
 	draining := false
 	if h.cfg.drain != nil && o.name == "ReceiveMessage" {
@@ -330,7 +331,11 @@ func (h *handler) invoke(r *http.Request, o *operation, base string, in any, zer
 	if draining && errors.Is(err, context.Canceled) && h.cfg.drain.Err() != nil && r.Context().Err() == nil {
 		return &sqs.ReceiveMessageOutput{}, nil // as if the wait had ended
 	}
-	return nil, errorFor(err)
+	werr = errorFor(err)
+	if werr.err.Code == sqsq.CodeQueueDoesNotExist {
+		werr = withHint(r, werr, h.hintMissing(r.Context(), r, in, base))
+	}
+	return nil, werr
 }
 
 func (h *handler) serveJSON(w http.ResponseWriter, r *http.Request, target string) {

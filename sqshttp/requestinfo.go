@@ -27,6 +27,15 @@ type RequestInfo struct {
 	ErrorCode string
 	// ErrorMessage is the message of that error.
 	ErrorMessage string
+	// Account and Region are the namespace the request was served in: the
+	// one its QueueUrl names, else the one of its credential (see the
+	// package documentation).
+	Account, Region string
+	// Hint is sqsq's explanation of an error that a client's set-up likely
+	// caused, such as a queue that exists in another region than the one
+	// the request looked in; ErrorMessage ends with it too. Empty for most
+	// errors.
+	Hint string
 }
 
 type infoKey struct{}

@@ -41,7 +41,8 @@ func TestRequestInfo(t *testing.T) {
 		want sqshttp.RequestInfo
 	}{
 		{"JSON by ARN", json("AmazonSQS.StartMessageMoveTask", `{"SourceArn":"arn:aws:sqs:us-east-1:000000000000:dlq"}`),
-			sqshttp.RequestInfo{Protocol: "json", Operation: "StartMessageMoveTask", Queue: "dlq", ErrorCode: "InvalidParameterValue"}},
+			sqshttp.RequestInfo{Protocol: "json", Operation: "StartMessageMoveTask", Queue: "dlq", ErrorCode: "InvalidParameterValue",
+				Account: "000000000000", Region: "us-east-1"}},
 		{"JSON unknown operation", json("AmazonSQS.Frobnicate", `{}`),
 			sqshttp.RequestInfo{Protocol: "json", Operation: "Frobnicate", ErrorCode: "UnknownOperationException"}},
 		{"JSON too large", json("AmazonSQS.SendMessage", `{"MessageBody":"`+strings.Repeat("x", 2<<10)+`"}`),
@@ -49,7 +50,11 @@ func TestRequestInfo(t *testing.T) {
 		{"Query malformed", form("Action=%zz"),
 			sqshttp.RequestInfo{Protocol: "query", ErrorCode: "MalformedQueryString"}},
 		{"Query by URL", form("Action=PurgeQueue&QueueUrl=http%3A%2F%2Flocalhost%2F000000000000%2Fdlq"),
-			sqshttp.RequestInfo{Protocol: "query", Operation: "PurgeQueue", Queue: "dlq"}},
+			sqshttp.RequestInfo{Protocol: "query", Operation: "PurgeQueue", Queue: "dlq", Account: "000000000000", Region: "us-east-1"}},
+		{"Query by URL of another region", form("Action=PurgeQueue&QueueUrl=http%3A%2F%2Flocalhost%2Fqueue%2Feu-west-1%2F000000000000%2Fdlq"),
+			sqshttp.RequestInfo{Protocol: "query", Operation: "PurgeQueue", Queue: "dlq", Account: "000000000000", Region: "eu-west-1",
+				ErrorCode: "AWS.SimpleQueueService.NonExistentQueue", Hint: "sqsq: no queue dlq in eu-west-1 (account 000000000000), " +
+					"the region and account its queue URL names; a queue of that name exists in us-east-1 (account 000000000000): http://localhost/000000000000/dlq."}},
 		{"refused", foreign,
 			sqshttp.RequestInfo{Protocol: "query", ErrorCode: "AccessDenied"}},
 	} {

@@ -36,7 +36,11 @@ type scopedClientKey struct {
 // clientFor returns the adapter serving r: the one of its account and
 // region, with queue URLs that start with base.
 func (h *handler) clientFor(r *http.Request, base string) (*awssqs.Client, *wireError) {
-	account, region := h.scopeOf(r)
+	sc := h.scopeOf(r)
+	if info := requestInfo(r); info != nil {
+		info.Account, info.Region = sc.account, sc.region
+	}
+	account, region := sc.account, sc.region
 	if account == h.b.AccountID() && region == h.b.Region() {
 		return h.client(base), nil
 	}
@@ -67,6 +71,25 @@ func (h *handler) clientFor(r *http.Request, base string) (*awssqs.Client, *wire
 	return c, nil
 }
 
+// requestScope is the account and region a request is for, and why the
+// region is that one.
+type requestScope struct {
+	account, region string
+	// regionFrom is where the region came from: fromCredential,
+	// fromHost, or fromDefault; notRegion is the credential's region when
+	// it was not shaped as one (and so ignored).
+	regionFrom regionSource
+	notRegion  string
+}
+
+type regionSource int
+
+const (
+	fromDefault regionSource = iota
+	fromCredential
+	fromHost
+)
+
 // scopeOf returns the account and region r is for. The region is the
 // credential scope's (the Authorization header's, or a presigned URL's
 // X-Amz-Credential), else the Host's (sqs.{region}.… or
@@ -74,21 +97,23 @@ func (h *handler) clientFor(r *http.Request, base string) (*awssqs.Client, *wire
 // an AWS region counts, so the "local" or "elasticmq" of many set-ups
 // keeps meaning the default. The account is the access key id when it is
 // 12 digits, else the broker's.
-func (h *handler) scopeOf(r *http.Request) (account, region string) {
-	account, region = h.b.AccountID(), h.b.Region()
+func (h *handler) scopeOf(r *http.Request) requestScope {
+	sc := requestScope{account: h.b.AccountID(), region: h.b.Region()}
 	key, credRegion := credential(r)
 	if awsname.IsAccountID(key) {
-		account = key
+		sc.account = key
 	}
 	switch {
 	case awsname.IsRegion(credRegion):
-		region = credRegion
+		sc.region, sc.regionFrom = credRegion, fromCredential
 	case credRegion == "":
 		if hr := awsname.HostRegion(r.Host); hr != "" {
-			region = hr
+			sc.region, sc.regionFrom = hr, fromHost
 		}
+	default:
+		sc.notRegion = credRegion
 	}
-	return account, region
+	return sc
 }
 
 // credential returns the access key id and region of r's SigV4 credential

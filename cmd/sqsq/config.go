@@ -25,8 +25,17 @@ type config struct {
 // RedrivePolicy key (by name or ARN) or by the RedrivePolicy attribute
 // (SQS's JSON string); either is set once every queue of the file exists,
 // so the file may list a queue before its dead-letter queue.
+//
+// Account and Region place the queue in another namespace than the
+// server's defaults (-account-id, -region): a 12-digit account id and an
+// AWS region's name, the namespaces clients reach (see the package doc of
+// sqshttp). A name is unique within its namespace; deadLetterQueue names a
+// queue of the file in the same namespace (another namespace's is given by
+// deadLetterTargetArn).
 type queueConfig struct {
 	Name          string            `json:"name"`
+	Account       string            `json:"account,omitempty"`
+	Region        string            `json:"region,omitempty"`
 	Attributes    map[string]string `json:"attributes,omitempty"`
 	RedrivePolicy *redriveConfig    `json:"redrivePolicy,omitempty"`
 	Tags          map[string]string `json:"tags,omitempty"`
@@ -66,28 +75,29 @@ func createQueues(ctx context.Context, b *sqsq.Broker, cfg config, path string) 
 	if cfg.src == nil {
 		cfg.src = &source{file: path}
 	}
-	plans, err := cfg.check()
+	plans, err := cfg.check(b.AccountID(), b.Region())
 	if err != nil {
 		return 0, err
 	}
-	created := make(map[string]*sqsq.Queue, len(plans))
+	created := make(map[queueKey]*sqsq.Queue, len(plans))
 	for i, p := range plans {
-		q, err := b.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: p.name, Attributes: p.attrs, Tags: cfg.Queues[i].Tags})
+		q, err := b.Scope(p.key.account, p.key.region).CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: p.key.name, Attributes: p.attrs, Tags: cfg.Queues[i].Tags})
 		if err != nil {
 			return 0, cfg.createError(i, err)
 		}
-		created[p.name] = q
+		created[p.key] = q
 	}
 	for _, p := range plans {
 		attrs := p.redrive
 		if p.dlq != "" {
-			policy := &sqsq.RedrivePolicy{DeadLetterTargetArn: created[p.dlq].ARN(), MaxReceiveCount: p.maxReceives}
+			dlq := queueKey{p.key.account, p.key.region, p.dlq}
+			policy := &sqsq.RedrivePolicy{DeadLetterTargetArn: created[dlq].ARN(), MaxReceiveCount: p.maxReceives}
 			attrs = &sqsq.QueueAttributes{RedrivePolicy: sqsq.Some(policy)}
 		}
 		if attrs == nil {
 			continue
 		}
-		if err := created[p.name].SetAttributes(ctx, *attrs); err != nil {
+		if err := created[p.key].SetAttributes(ctx, *attrs); err != nil {
 			return 0, cfg.errorf(p.redriveAt, false, err, "")
 		}
 	}

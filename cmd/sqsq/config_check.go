@@ -1,16 +1,18 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/sqsq/sqsq"
+	"github.com/sqsq/sqsq/internal/awsname"
 )
 
 // plan is what createQueues does for one queue of the file, once checked.
 type plan struct {
-	name  string
+	key   queueKey
 	attrs sqsq.QueueAttributes // for CreateQueue: every attribute but RedrivePolicy
 	// The redrive policy, set once every queue exists: either dlq, a queue
 	// of the file, and maxReceives, or redrive, ready to set.
@@ -20,14 +22,22 @@ type plan struct {
 	redriveAt   string // where the file gives the dead-letter queue, for errors
 }
 
+// queueKey names a queue of the file: its namespace and name.
+type queueKey struct{ account, region, name string }
+
+// key is the queueKey of q, whose empty account or region is the default.
+func (q queueConfig) key(account, region string) queueKey {
+	return queueKey{cmp.Or(q.Account, account), cmp.Or(q.Region, region), q.Name}
+}
+
 // check checks, in file order, what the file alone can tell, and returns
-// the plan of each queue. Nothing is created yet, so a file that fails
-// here creates no queue.
-func (c *config) check() ([]plan, error) {
-	names := make(map[string]int, len(c.Queues)) // the index of each name's first queue
+// the plan of each queue; account and region are the defaults. Nothing is
+// created yet, so a file that fails here creates no queue.
+func (c *config) check(account, region string) ([]plan, error) {
+	names := make(map[queueKey]int, len(c.Queues)) // the index of each name's first queue
 	for i, q := range c.Queues {
-		if _, dup := names[q.Name]; !dup {
-			names[q.Name] = i
+		if _, dup := names[q.key(account, region)]; !dup {
+			names[q.key(account, region)] = i
 		}
 	}
 	plans := make([]plan, len(c.Queues))
@@ -36,11 +46,18 @@ func (c *config) check() ([]plan, error) {
 		if q.Name == "" {
 			return nil, c.errorf(at+".name", false, nil, "missing or empty: each queue needs a name")
 		}
-		if first := names[q.Name]; first != i {
-			return nil, c.errorf(at+".name", false, nil, "queues[%d] has the same name as queues[%d]%s: each queue of the file needs its own name",
+		if q.Account != "" && !awsname.IsAccountID(q.Account) {
+			return nil, c.errorf(at+".account", false, nil, "%q is not an account id: it must be 12 digits, as clients name it by their access key id", q.Account)
+		}
+		if q.Region != "" && !awsname.IsRegion(q.Region) {
+			return nil, c.errorf(at+".region", false, nil, "%q is not an AWS region's name, such as eu-west-1: clients reach only those", q.Region)
+		}
+		k := q.key(account, region)
+		if first := names[k]; first != i {
+			return nil, c.errorf(at+".name", false, nil, "queues[%d] has the same name as queues[%d]%s: each queue of a namespace needs its own name",
 				i, first, c.src.lineOf(fmt.Sprintf("queues[%d]", first)))
 		}
-		p := plan{name: q.Name}
+		p := plan{key: k}
 		raw, err := c.checkAttributes(i, q.Attributes, &p.attrs)
 		if err != nil {
 			return nil, err
@@ -128,7 +145,7 @@ var attributeHints = map[string]string{
 }
 
 // checkRedrive checks the redrivePolicy key r, at path, into p.
-func (c *config) checkRedrive(path string, r *redriveConfig, names map[string]int, p *plan) error {
+func (c *config) checkRedrive(path string, r *redriveConfig, names map[queueKey]int, p *plan) error {
 	switch {
 	case r.DeadLetterQueue == "" && r.DeadLetterTargetArn == "":
 		return c.errorf(path, true, nil, "no dead-letter queue: give deadLetterQueue (the name of a queue of this file) or deadLetterTargetArn")
@@ -139,8 +156,9 @@ func (c *config) checkRedrive(path string, r *redriveConfig, names map[string]in
 	case *r.MaxReceiveCount < 1 || *r.MaxReceiveCount > 1000:
 		return c.errorf(path+".maxReceiveCount", false, nil, "%d is not a valid value: it must be an integer from 1 to 1000", *r.MaxReceiveCount)
 	case r.DeadLetterQueue != "":
-		if _, ok := names[r.DeadLetterQueue]; !ok {
-			return c.errorf(path+".deadLetterQueue", false, nil, "%q is not a queue of this file", r.DeadLetterQueue)
+		if _, ok := names[queueKey{p.key.account, p.key.region, r.DeadLetterQueue}]; !ok {
+			return c.errorf(path+".deadLetterQueue", false, nil, "%q is not a queue of this file in the same account and region "+
+				"(a dead-letter queue of another namespace is given by deadLetterTargetArn)", r.DeadLetterQueue)
 		}
 		p.dlq, p.maxReceives, p.redriveAt = r.DeadLetterQueue, *r.MaxReceiveCount, path+".deadLetterQueue"
 		return nil

@@ -121,7 +121,7 @@ func TestConfigErrors(t *testing.T) {
 		{"switch as a string", `{"staleDeleteRemoves": ‸"yes"}`,
 			[]string{`staleDeleteRemoves: want true or false, not the string "yes"`}, 0},
 		{"unknown queue field", "{\"queues\": [\n  {\"name\": \"orders\", ‸\"atributes\": {}}\n]}",
-			[]string{`queue "orders": unknown field "atributes" (known fields: name, attributes, redrivePolicy, tags)`}, 0},
+			[]string{`queue "orders": unknown field "atributes" (known fields: name, account, region, attributes, redrivePolicy, tags)`}, 0},
 		{"unknown field at the top", "{\"queues\": [],\n ‸\"queue\": []}",
 			[]string{`unknown field "queue" (known fields: staleDeleteRemoves, strictNotInflight, queues)`}, 0},
 		{"unknown redrivePolicy field", `{"queues": [{"Name": "orders", "redrivePolicy": {‸"maxRecieveCount": 3}}]}`,
@@ -141,7 +141,16 @@ func TestConfigErrors(t *testing.T) {
 		{"missing name", "{\"queues\": [\n  ‸{\"attributes\": {}}\n]}",
 			[]string{`queues[0]: name: missing or empty`}, 0},
 		{"same name twice", "{\"queues\": [\n  {\"name\": \"orders\"},\n  {\"name\": \"dlq\"},\n  {\"name\": ‸\"orders\"}\n]}",
-			[]string{`queue "orders": name: queues[2] has the same name as queues[0] (line 2): each queue of the file needs its own name`}, 0},
+			[]string{`queue "orders": name: queues[2] has the same name as queues[0] (line 2): each queue of a namespace needs its own name`}, 0},
+		{"same name in another namespace is fine, twice in one is not",
+			"{\"queues\": [\n  {\"name\": \"orders\", \"region\": \"eu-west-1\"},\n  {\"name\": \"orders\"},\n  {\"name\": ‸\"orders\", \"region\": \"eu-west-1\"}\n]}",
+			[]string{`queue "orders": name: queues[2] has the same name as queues[0] (line 2)`}, 0},
+		{"an account that is not 12 digits", `{"queues": [{"name": "orders", "account": ‸"acme"}]}`,
+			[]string{`queue "orders": account: "acme" is not an account id: it must be 12 digits`}, 0},
+		{"a region that is no region", `{"queues": [{"name": "orders", "region": ‸"local"}]}`,
+			[]string{`queue "orders": region: "local" is not an AWS region's name, such as eu-west-1`}, 0},
+		{"deadLetterQueue of another namespace", `{"queues": [{"name": "dlq"}, {"name": "orders", "region": "eu-west-1", "redrivePolicy": {"deadLetterQueue": ‸"dlq", "maxReceiveCount": 3}}]}`,
+			[]string{`redrivePolicy.deadLetterQueue: "dlq" is not a queue of this file in the same account and region (a dead-letter queue of another namespace is given by deadLetterTargetArn)`}, 0},
 		{"redrivePolicy without a queue", `{"queues": [{"name": "orders", ‸"redrivePolicy": {"maxReceiveCount": 3}}]}`,
 			[]string{`queue "orders": redrivePolicy: no dead-letter queue: give deadLetterQueue (the name of a queue of this file) or deadLetterTargetArn`}, 0},
 		{"redrivePolicy with two queues", `{"queues": [{"name": "orders", ‸"redrivePolicy": {"deadLetterQueue": "dlq", "deadLetterTargetArn": "` + dlqArn + `", "maxReceiveCount": 3}}, {"name": "dlq"}]}`,
@@ -275,6 +284,48 @@ func TestConfigDeadLetterQueueListedLater(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestConfigNamespaces: queues of the file go to the account and region
+// they name; a name may repeat across namespaces, and deadLetterQueue
+// names the queue of its own namespace.
+func TestConfigNamespaces(t *testing.T) {
+	t.Parallel()
+	path, _ := writeConfig(t, `{"queues": [
+		{"name": "orders", "redrivePolicy": {"deadLetterQueue": "dlq", "maxReceiveCount": 3}},
+		{"name": "dlq"},
+		{"name": "orders", "region": "eu-west-1", "redrivePolicy": {"deadLetterQueue": "dlq", "maxReceiveCount": 5}},
+		{"name": "dlq", "region": "eu-west-1"},
+		{"name": "billing", "account": "111111111111"},
+		{"name": "billing", "account": "111111111111", "region": "ap-south-1"}
+	]}`)
+	b, err := load(t, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, tc := range []struct{ account, region, name, dlq string }{
+		{"000000000000", "us-east-1", "orders", "arn:aws:sqs:us-east-1:000000000000:dlq"},
+		{"000000000000", "eu-west-1", "orders", "arn:aws:sqs:eu-west-1:000000000000:dlq"},
+		{"111111111111", "us-east-1", "billing", ""},
+		{"111111111111", "ap-south-1", "billing", ""},
+	} {
+		q, err := b.Scope(tc.account, tc.region).GetQueue(ctx, tc.name)
+		if err != nil {
+			t.Errorf("%s in %s/%s: %v", tc.name, tc.account, tc.region, err)
+			continue
+		}
+		if tc.dlq == "" {
+			continue
+		}
+		attrs, _ := q.GetAttributes(ctx, sqsq.AttrRedrivePolicy)
+		if p, err := sqsq.ParseRedrivePolicy(attrs[sqsq.AttrRedrivePolicy]); err != nil || p.DeadLetterTargetArn != tc.dlq {
+			t.Errorf("%s in %s: dead-letter queue %v (%v), want %s", tc.name, tc.region, p, err, tc.dlq)
+		}
+	}
+	if n := queueCount(t, b); n != 2 {
+		t.Errorf("the default namespace has %d queues, want 2", n)
 	}
 }
 

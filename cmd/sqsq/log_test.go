@@ -55,7 +55,9 @@ func TestLogOneLinePerRequest(t *testing.T) {
 		want []string
 	}{
 		{"JSON", jsonRequest("SendMessage", `{"QueueUrl":"http://localhost/000000000000/orders","MessageBody":"x"}`),
-			[]string{"protocol=json", "op=SendMessage", "queue=orders", "status=200", `error=""`}},
+			[]string{"protocol=json", "op=SendMessage", "account=000000000000", "region=us-east-1", "queue=orders", "status=200", `error=""`}},
+		{"JSONOtherRegion", signed(jsonRequest("CreateQueue", `{"QueueName":"west"}`), "eu-west-1"),
+			[]string{"op=CreateQueue", "account=000000000000", "region=eu-west-1", "queue=west", "status=200"}},
 		{"JSONError", jsonRequest("GetQueueUrl", `{"QueueName":"nope"}`),
 			[]string{"protocol=json", "op=GetQueueUrl", "queue=nope", "status=400", "error=AWS.SimpleQueueService.NonExistentQueue"}},
 		{"QueryBody", formRequest("/", "Version=2012-11-05&Action=Receive%4Dessage&QueueUrl=http%3A%2F%2Flocalhost%2F000000000000%2Forders"),
@@ -75,7 +77,7 @@ func TestLogOneLinePerRequest(t *testing.T) {
 			if n := strings.Count(out, "\n"); n != 1 {
 				t.Fatalf("%d lines, want 1: %s", n, out)
 			}
-			for _, key := range []string{"level=DEBUG", "msg=request", "method=", "path=", "protocol=", "op=", "queue=", "status=", "error=", "duration=", "request_id="} {
+			for _, key := range []string{"level=DEBUG", "msg=request", "method=", "path=", "protocol=", "op=", "account=", "region=", "queue=", "status=", "error=", "duration=", "request_id="} {
 				if !strings.Contains(out, " "+key) {
 					t.Errorf("no %s in %s", key, out)
 				}
@@ -102,6 +104,42 @@ func TestLogRefusedAtInfo(t *testing.T) {
 	for _, want := range []string{"level=WARN", "status=403", "error=AccessDenied", "op=", "message=", "evil.example", "-allow-host"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %s in %s", want, out)
+		}
+	}
+}
+
+// signed gives r a SigV4 Authorization for region.
+func signed(r *http.Request, region string) *http.Request {
+	r.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=test/20261201/"+region+"/sqs/aws4_request, SignedHeaders=host, Signature=00")
+	return r
+}
+
+// A queue missing in the request's region but present in another is a
+// set-up to fix: logged at warn level with the hint the first time, at
+// debug level after, so a consumer polling the wrong region cannot flood
+// the log.
+func TestLogRegionHint(t *testing.T) {
+	t.Parallel()
+	b := sqsq.NewBroker(sqsq.WithClock(clock.NewMock()))
+	t.Cleanup(func() { _ = b.Close() })
+	if _, err := b.CreateQueue(t.Context(), sqsq.CreateQueueInput{QueueName: "orders"}); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&out, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	h := logRequests(log, sqshttp.LoopbackOnly(sqshttp.NewHandler(b)))
+	for range 3 {
+		h.ServeHTTP(httptest.NewRecorder(), signed(jsonRequest("GetQueueUrl", `{"QueueName":"orders"}`), "eu-west-1"))
+	}
+	got := out.String()
+	if n := strings.Count(got, "\n"); n != 1 {
+		t.Fatalf("%d lines, want 1: %s", n, got)
+	}
+	for _, want := range []string{"level=WARN", "op=GetQueueUrl", "account=000000000000", "region=eu-west-1", "queue=orders", "status=400",
+		"error=AWS.SimpleQueueService.NonExistentQueue",
+		`hint="sqsq: no queue orders in eu-west-1 (account 000000000000), the region this request is signed for; a queue of that name exists in us-east-1 (account 000000000000): http://localhost/000000000000/orders."`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %s in %s", want, got)
 		}
 	}
 }

@@ -212,39 +212,70 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // logRequests logs one line per request, with stable keys: method, path,
-// protocol, op, queue, status, error (the SQS error code), duration and
-// request_id. Requests are logged at debug level; refused ones (403:
-// a browser's, or for a host not allowed) and failures of the server (5xx)
-// at warn level with the error's message, since they mean a setup to fix
-// or a bug to report.
+// protocol, op, account, region, queue, status, error (the SQS error
+// code), duration and request_id. Requests are logged at debug level;
+// refused ones (403: a browser's, or for a host not allowed) and failures
+// of the server (5xx) at warn level with the error's message, since they
+// mean a setup to fix or a bug to report. So is an error that sqshttp
+// explains with a hint (a queue that exists in another region), the first
+// time each hint is seen: a client that polls the wrong region in a loop
+// does not flood the log.
 func logRequests(log *slog.Logger, next http.Handler) http.Handler {
 	ctx := context.Background()
 	if !log.Enabled(ctx, slog.LevelWarn) {
 		return next
 	}
 	debug := log.Enabled(ctx, slog.LevelDebug)
+	var hints seenSet
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		r, info := sqshttp.WithRequestInfo(r)
 		next.ServeHTTP(rec, r)
 		level := slog.LevelDebug
-		if rec.status == http.StatusForbidden || rec.status >= 500 {
+		if rec.status == http.StatusForbidden || rec.status >= 500 || (info.Hint != "" && hints.first(info.Hint)) {
 			level = slog.LevelWarn
 		} else if !debug {
 			return
 		}
 		attrs := []slog.Attr{
 			slog.String("method", r.Method), slog.String("path", r.URL.Path),
-			slog.String("protocol", info.Protocol), slog.String("op", info.Operation), slog.String("queue", info.Queue),
+			slog.String("protocol", info.Protocol), slog.String("op", info.Operation),
+			slog.String("account", info.Account), slog.String("region", info.Region), slog.String("queue", info.Queue),
 			slog.Int("status", rec.status), slog.String("error", info.ErrorCode),
 			slog.Duration("duration", time.Since(start)), slog.String("request_id", w.Header().Get("x-amzn-RequestId")),
 		}
-		if level == slog.LevelWarn && info.ErrorMessage != "" {
+		switch {
+		case info.Hint != "":
+			attrs = append(attrs, slog.String("hint", info.Hint))
+		case level == slog.LevelWarn && info.ErrorMessage != "":
 			attrs = append(attrs, slog.String("message", info.ErrorMessage))
 		}
 		log.LogAttrs(ctx, level, "request", attrs...)
 	})
+}
+
+// seenSet remembers up to maxSeen strings, to log each hint once.
+type seenSet struct {
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+const maxSeen = 1024
+
+// first reports whether s was not seen before, and remembers it. Once
+// maxSeen are remembered, the set starts over.
+func (s *seenSet) first(str string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.seen[str] {
+		return false
+	}
+	if s.seen == nil || len(s.seen) >= maxSeen {
+		s.seen = map[string]bool{}
+	}
+	s.seen[str] = true
+	return true
 }
 
 type statusRecorder struct {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sqsq/sqsq"
 )
 
 func TestSwitchFlags(t *testing.T) {
@@ -82,8 +84,13 @@ func TestSwitchConfig(t *testing.T) {
 	_, example, _ := strings.Cut(string(readme), "```json\n")
 	example, _, _ = strings.Cut(example, "```")
 	cfg, err = readConfig(write("readme.json", example))
-	if err != nil || !cfg.StaleDeleteRemoves || len(cfg.Queues) != 3 {
-		t.Errorf("the README's config example: %+v, %v; want staleDeleteRemoves and three queues", cfg, err)
+	if err != nil || !cfg.StaleDeleteRemoves || len(cfg.Queues) != 4 {
+		t.Errorf("the README's config example: %+v, %v; want staleDeleteRemoves and four queues", cfg, err)
+	}
+	b := sqsq.NewBroker()
+	defer b.Close()
+	if _, err := createQueues(t.Context(), b, cfg, "readme.json"); err != nil {
+		t.Errorf("the README's config example creates no queues: %v", err)
 	}
 	for _, bad := range []string{
 		`{"staleDeleteRemove": true}`,  // a typo is refused, as for every key
