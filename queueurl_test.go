@@ -6,6 +6,7 @@ package sqsq_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/sqsq/sqsq"
@@ -79,4 +80,32 @@ func TestQueueURLs(t *testing.T) {
 	if got, err := d.GetQueue(ctx, dq.URL()); err != nil || got != dq {
 		t.Errorf("GetQueue(%s) from the default region = %v, %v", dq.URL(), got, err)
 	}
+}
+
+// A queue of another region than the endpoint's default carries its region
+// in its URL, and every scope resolves the URL to it.
+func ExampleQueue_URLAt() {
+	ctx := context.Background()
+	b := sqsq.NewBroker() // us-east-1, the endpoint's default region
+	defer b.Close()
+	home, _ := b.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: "orders"})
+	west, _ := b.Scope("000000000000", "eu-west-1").CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: "orders"})
+	fmt.Println(home.URLAt("http://127.0.0.1:9324"))
+	fmt.Println(west.URLAt("http://127.0.0.1:9324"))
+	fmt.Println(west.URLAt("https://sqs.eu-west-1.amazonaws.com")) // a regional host names it
+	q, _ := b.GetQueue(ctx, "http://127.0.0.1:9324/queue/eu-west-1/000000000000/orders")
+	fmt.Println(q.ARN())
+	account, region, name, _ := b.Locate("http://localhost:4566/000000000000/orders")
+	fmt.Println(account, region, name)
+	for _, s := range b.Scopes() {
+		fmt.Println("scope", s.AccountID(), s.Region())
+	}
+	// Output:
+	// http://127.0.0.1:9324/000000000000/orders
+	// http://127.0.0.1:9324/queue/eu-west-1/000000000000/orders
+	// https://sqs.eu-west-1.amazonaws.com/000000000000/orders
+	// arn:aws:sqs:eu-west-1:000000000000:orders
+	// 000000000000 us-east-1 orders
+	// scope 000000000000 eu-west-1
+	// scope 000000000000 us-east-1
 }
