@@ -8,6 +8,12 @@
 //	mux.Handle("/_sqsq/", console.Handler(b))
 //	http.ListenAndServe("127.0.0.1:9324", sqshttp.LoopbackOnly(mux))
 //
+// One endpoint serves every account and region, each a namespace of queues
+// ([sqsq.Broker.Scope]); the console shows one at a time. Every queue
+// endpoint takes ?account= and ?region= (default: the broker's own), a
+// namespace the endpoint lacks answers 404, and GET /_sqsq/api/namespaces
+// lists those with queues.
+//
 // The page is embedded (no build step, no CDN, no external font): it works
 // offline. The API answers JSON; an error is {"error": message, "code":
 // SQS error code} with an HTTP status that says the same (404 for a queue
