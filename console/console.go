@@ -8,6 +8,12 @@
 //	mux.Handle("/_sqsq/", console.Handler(b))
 //	http.ListenAndServe("127.0.0.1:9324", sqshttp.LoopbackOnly(mux))
 //
+// One endpoint serves every account and region, each a namespace of queues
+// ([sqsq.Broker.Scope]); the console shows one at a time. Every queue
+// endpoint takes ?account= and ?region= (default: the broker's own), a
+// namespace the endpoint lacks answers 404, and GET /_sqsq/api/namespaces
+// lists those with queues.
+//
 // The page is embedded (no build step, no CDN, no external font): it works
 // offline. The API answers JSON; an error is {"error": message, "code":
 // SQS error code} with an HTTP status that says the same (404 for a queue
@@ -73,8 +79,10 @@ type console struct {
 
 // Handler returns the console of b: the JSON API under /_sqsq/api/ and the
 // web page under /_sqsq/ui/ (see the package doc and cmd/sqsq/README.md for
-// the endpoints). It shows the queues of b's account and region. Any other
-// path under /_sqsq/ answers 404. It is safe for concurrent use.
+// the endpoints). It shows the queues of every namespace (account and
+// region) of b's endpoint, one at a time, by default b's own (see
+// [sqsq.Broker.Scope]). Any other path under /_sqsq/ answers 404. It is
+// safe for concurrent use.
 func Handler(b *sqsq.Broker, opts ...Option) http.Handler {
 	c := &console{b: b, mux: http.NewServeMux()}
 	for _, o := range opts {
@@ -88,10 +96,11 @@ func (c *console) ServeHTTP(w http.ResponseWriter, r *http.Request) { c.mux.Serv
 
 func (c *console) routes() {
 	m := c.mux
+	m.Handle("/_sqsq/api/namespaces", methods{"GET": c.listNamespaces})
 	m.Handle("/_sqsq/api/queues", methods{"GET": c.listQueues, "POST": c.createQueue})
 	m.Handle("/_sqsq/api/queues/{name}", methods{"GET": c.getQueue})
 	m.Handle("/_sqsq/api/queues/{name}/messages", methods{"GET": c.peek, "POST": c.send})
-	m.Handle("/_sqsq/api/queues/{name}/messages/{id}", methods{"DELETE": c.deleteMessage})
+	m.Handle("/_sqsq/api/queues/{name}/messages/{id}", methods{"GET": c.getMessage, "DELETE": c.deleteMessage})
 	m.Handle("/_sqsq/api/queues/{name}/purge", methods{"POST": c.purge})
 	m.Handle("/_sqsq/api/queues/{name}/redrive", methods{"POST": c.redrive})
 	m.Handle("/_sqsq/api/queues/{name}/tasks", methods{"GET": c.tasks})
@@ -204,20 +213,25 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	return false
 }
 
-// queue finds the queue named in the path, of the console's broker only:
-// a name, never a URL or ARN of another account.
-func (c *console) queue(w http.ResponseWriter, r *http.Request) (*sqsq.Queue, bool) {
+// queue finds the queue named in the path in the namespace r names (see
+// scope), and returns it with the namespace's broker: a name only, never a
+// URL or ARN, which would reach another namespace.
+func (c *console) queue(w http.ResponseWriter, r *http.Request) (*sqsq.Broker, *sqsq.Queue, bool) {
+	b, ok := c.scope(w, r, false)
+	if !ok {
+		return nil, nil, false
+	}
 	name := r.PathValue("name")
 	if name == "" || strings.ContainsAny(name, ":/") {
 		writeError(w, http.StatusNotFound, sqsq.CodeQueueDoesNotExist, "The specified queue does not exist.")
-		return nil, false
+		return nil, nil, false
 	}
-	q, err := c.b.GetQueue(r.Context(), name)
+	q, err := b.GetQueue(r.Context(), name)
 	if err != nil {
 		fail(w, err)
-		return nil, false
+		return nil, nil, false
 	}
-	return q, true
+	return b, q, true
 }
 
 // baseURL is the scheme and host of the queue URLs shown for r.
@@ -228,8 +242,8 @@ func (c *console) baseURL(r *http.Request) string {
 	return sqshttp.RequestBaseURL(r) // the URLs the SDK gets from the same server
 }
 
-// queueURL is the URL of the queue named name of account, as a client of
-// r's endpoint reaches it.
-func (c *console) queueURL(r *http.Request, account, name string) string {
-	return c.baseURL(r) + "/" + account + "/" + name
+// queueURL is q's URL as a client of r's endpoint reaches it: with its
+// region in the path when that is not the endpoint's default.
+func (c *console) queueURL(r *http.Request, q *sqsq.Queue) string {
+	return q.URLAt(c.baseURL(r))
 }

@@ -1,6 +1,7 @@
 package console_test
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -67,6 +68,13 @@ func TestLoopbackOnly(t *testing.T) {
 			resp.Body.Close()
 			if resp.StatusCode != tc.want {
 				t.Errorf("%d %s, want %d", resp.StatusCode, body, tc.want)
+			}
+			// A refusal is in the console's error shape, which its page
+			// shows, not SQS's XML.
+			var refusal apiError
+			if resp.StatusCode == http.StatusForbidden && (resp.Header.Get("Content-Type") != "application/json" ||
+				json.Unmarshal(body, &refusal) != nil || refusal.Code != "AccessDenied" || !strings.Contains(refusal.Error, "is denied")) {
+				t.Errorf("the refusal: %s %s, want JSON with code AccessDenied", resp.Header.Get("Content-Type"), body)
 			}
 		})
 	}

@@ -45,7 +45,7 @@ type messageAttribute struct {
 // cursor (nextCursor of the previous page), bodyPrefix (bytes of each body
 // to return; 0, the default, returns them whole).
 func (c *console) peek(w http.ResponseWriter, r *http.Request) {
-	q, ok := c.queue(w, r) // first, as SQS resolves the queue before the parameters
+	_, q, ok := c.queue(w, r) // first, as SQS resolves the queue before the parameters
 	if !ok {
 		return
 	}
@@ -135,7 +135,7 @@ func (c *console) send(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &in) {
 		return
 	}
-	q, ok := c.queue(w, r)
+	_, q, ok := c.queue(w, r)
 	if !ok {
 		return
 	}
@@ -163,11 +163,44 @@ func (c *console) send(w http.ResponseWriter, r *http.Request) {
 	}{res.MessageId, res.SequenceNumber, res.MD5OfMessageBody()})
 }
 
+// getMessage answers GET /_sqsq/api/queues/{name}/messages/{id}: the
+// stored message with that id, its body whole, as a page of …/messages
+// shows it; 404 ResourceNotFoundException if the queue has none. It is for
+// a body a page cut short (bodyPrefix): one message, never a page of
+// whole bodies. It looks through the queue in pages, as Peek allows, so it
+// costs O(n) for n messages stored, like DeleteMessageById.
+func (c *console) getMessage(w http.ResponseWriter, r *http.Request) {
+	_, q, ok := c.queue(w, r)
+	if !ok {
+		return
+	}
+	id := r.PathValue("id")
+	in := sqsq.PeekInput{Limit: 1000}
+	for {
+		page, err := q.Peek(r.Context(), in)
+		if err != nil {
+			fail(w, err)
+			return
+		}
+		for _, m := range page.Messages {
+			if m.MessageId == id {
+				writeJSON(w, http.StatusOK, toMessage(m, c.now()))
+				return
+			}
+		}
+		if page.NextCursor == "" {
+			writeError(w, http.StatusNotFound, sqsq.CodeResourceNotFound, "the queue "+q.Name()+" has no message "+id)
+			return
+		}
+		in.Cursor = page.NextCursor
+	}
+}
+
 // deleteMessage answers DELETE /_sqsq/api/queues/{name}/messages/{id}:
 // it deletes the message whatever its state (Queue.DeleteMessageById), or
 // answers 404 ResourceNotFoundException if the queue has no such message.
 func (c *console) deleteMessage(w http.ResponseWriter, r *http.Request) {
-	q, ok := c.queue(w, r)
+	_, q, ok := c.queue(w, r)
 	if !ok {
 		return
 	}

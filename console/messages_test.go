@@ -311,3 +311,37 @@ func TestSendLargeBody(t *testing.T) {
 		t.Errorf("sent %d", st.Sent)
 	}
 }
+
+// GET …/messages/{id} answers one message with its body whole, the way to
+// see a body a page cut at bodyPrefix; it finds a message past the first
+// page of the queue and nothing after the message is deleted.
+func TestGetMessage(t *testing.T) {
+	t.Parallel()
+	e := setup(t, false)
+	q := e.queue("q", nil)
+	body := strings.Repeat("é", 1<<18) // 512 KiB
+	big := e.send(q, sqsq.SendInput{MessageBody: body, MessageAttributes: map[string]sqsq.MessageAttribute{
+		"k": {DataType: "String", StringValue: "v"}}})
+	var last string
+	for i := range 1000 { // more than a page of Peek
+		last = e.send(q, sqsq.SendInput{MessageBody: strconv.Itoa(i)})
+	}
+
+	var m messageJSON
+	e.ok("GET", "/_sqsq/api/queues/q/messages/"+big, nil, &m)
+	if m.MessageID != big || m.Body != body || m.BodySize != 1<<19 || m.BodyTruncated || m.State != "available" || m.MessageAttributes["k"].StringValue != "v" {
+		t.Errorf("the big message: id %s, %d bytes of %d, truncated %v, state %s, attributes %v",
+			m.MessageID, len(m.Body), m.BodySize, m.BodyTruncated, m.State, m.MessageAttributes)
+	}
+	m = messageJSON{}
+	e.ok("GET", "/_sqsq/api/queues/q/messages/"+last, nil, &m)
+	if m.MessageID != last || m.Body != "999" {
+		t.Errorf("the last message: %+v", m)
+	}
+	e.fails("GET", "/_sqsq/api/queues/q/messages/nope", nil, http.StatusNotFound, "ResourceNotFoundException")
+	e.ok("DELETE", "/_sqsq/api/queues/q/messages/"+big, nil, nil)
+	e.fails("GET", "/_sqsq/api/queues/q/messages/"+big, nil, http.StatusNotFound, "ResourceNotFoundException")
+	if st := e.stats(q); st.Visible != 1000 || st.Received != 0 {
+		t.Errorf("looking changed the queue: %+v", st)
+	}
+}

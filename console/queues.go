@@ -1,9 +1,9 @@
 package console
 
 import (
+	"context"
 	"errors"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -43,26 +43,32 @@ type deadLetterQueue struct {
 	MaxReceiveCount int    `json:"maxReceiveCount"`
 }
 
-// queueRef names a queue of a DLQ link. Local is true for a queue of the
-// console's account and region, which the console shows; the others are
-// reachable by URL only.
+// queueRef names a queue of a DLQ link, with its namespace. Local is true
+// for a queue of the namespace shown; the console shows the others in
+// theirs. URL is "" for a queue that does not exist (any more).
 type queueRef struct {
-	Name  string `json:"name"`
-	URL   string `json:"url"`
-	Local bool   `json:"local"`
+	Name    string `json:"name"`
+	URL     string `json:"url"`
+	Account string `json:"account"`
+	Region  string `json:"region"`
+	Local   bool   `json:"local"`
 }
 
-// listQueues answers GET /_sqsq/api/queues: every queue of the broker's
-// account and region, in name order, with its counts and DLQ links.
+// listQueues answers GET /_sqsq/api/queues: every queue of the namespace
+// (?account=, ?region=), in name order, with its counts and DLQ links.
 func (c *console) listQueues(w http.ResponseWriter, r *http.Request) {
-	queues, err := c.allQueues(r)
+	b, ok := c.scope(w, r, false)
+	if !ok {
+		return
+	}
+	queues, err := allQueues(r.Context(), b)
 	if err != nil {
 		fail(w, err)
 		return
 	}
 	out := make([]queueSummary, 0, len(queues))
 	for _, q := range queues {
-		s, err := c.summary(r, q)
+		s, err := c.summary(r, b, q)
 		if errors.Is(err, sqsq.ErrQueueDoesNotExist) {
 			continue // deleted since the listing
 		}
@@ -80,11 +86,11 @@ func (c *console) listQueues(w http.ResponseWriter, r *http.Request) {
 
 // getQueue answers GET /_sqsq/api/queues/{name}: one queue as listed.
 func (c *console) getQueue(w http.ResponseWriter, r *http.Request) {
-	q, ok := c.queue(w, r)
+	b, q, ok := c.queue(w, r)
 	if !ok {
 		return
 	}
-	s, err := c.summary(r, q)
+	s, err := c.summary(r, b, q)
 	if err != nil {
 		fail(w, err)
 		return
@@ -92,17 +98,17 @@ func (c *console) getQueue(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s)
 }
 
-// allQueues lists every queue of the broker, page by page.
-func (c *console) allQueues(r *http.Request) ([]*sqsq.Queue, error) {
+// allQueues lists every queue of b, page by page.
+func allQueues(ctx context.Context, b *sqsq.Broker) ([]*sqsq.Queue, error) {
 	var queues []*sqsq.Queue
 	in := sqsq.ListQueuesInput{MaxResults: sqsq.Some(1000)}
 	for {
-		page, err := c.b.ListQueues(r.Context(), in)
+		page, err := b.ListQueues(ctx, in)
 		if err != nil {
 			return nil, err
 		}
 		for _, u := range page.QueueURLs {
-			q, err := c.b.GetQueue(r.Context(), u)
+			q, err := b.GetQueue(ctx, u)
 			if err == nil {
 				queues = append(queues, q)
 			}
@@ -114,7 +120,8 @@ func (c *console) allQueues(r *http.Request) ([]*sqsq.Queue, error) {
 	}
 }
 
-func (c *console) summary(r *http.Request, q *sqsq.Queue) (queueSummary, error) {
+// summary describes q, a queue of the namespace of b.
+func (c *console) summary(r *http.Request, b *sqsq.Broker, q *sqsq.Queue) (queueSummary, error) {
 	st, err := q.Stats()
 	if err != nil {
 		return queueSummary{}, err
@@ -124,7 +131,7 @@ func (c *console) summary(r *http.Request, q *sqsq.Queue) (queueSummary, error) 
 		return queueSummary{}, err
 	}
 	s := queueSummary{
-		Name: q.Name(), URL: c.queueURL(r, c.b.AccountID(), q.Name()), ARN: q.ARN(), FIFO: q.FIFO(),
+		Name: q.Name(), URL: c.queueURL(r, q), ARN: q.ARN(), FIFO: q.FIFO(),
 		Counts:               counts{Available: st.Visible, InFlight: st.InFlight, Delayed: st.Delayed},
 		OldestAgeMs:          st.OldestAge.Milliseconds(),
 		OldestAvailableAgeMs: st.OldestAvailableAge.Milliseconds(),
@@ -133,7 +140,7 @@ func (c *console) summary(r *http.Request, q *sqsq.Queue) (queueSummary, error) 
 	}
 	if rp := attrs[sqsq.AttrRedrivePolicy]; rp != "" {
 		if p, err := sqsq.ParseRedrivePolicy(rp); err == nil {
-			s.DeadLetterQueue = &deadLetterQueue{queueRef: c.refOfARN(r, p.DeadLetterTargetArn), ARN: p.DeadLetterTargetArn, MaxReceiveCount: p.MaxReceiveCount}
+			s.DeadLetterQueue = &deadLetterQueue{queueRef: c.refOfARN(r, b, p.DeadLetterTargetArn), ARN: p.DeadLetterTargetArn, MaxReceiveCount: p.MaxReceiveCount}
 		}
 	}
 	in := sqsq.ListDeadLetterSourceQueuesInput{MaxResults: sqsq.Some(1000)}
@@ -143,7 +150,7 @@ func (c *console) summary(r *http.Request, q *sqsq.Queue) (queueSummary, error) 
 			return queueSummary{}, err
 		}
 		for _, u := range page.QueueURLs {
-			s.Sources = append(s.Sources, c.refOfURL(r, q, u))
+			s.Sources = append(s.Sources, c.refOfURL(r, b, u))
 		}
 		if page.NextToken == "" {
 			break
@@ -153,42 +160,31 @@ func (c *console) summary(r *http.Request, q *sqsq.Queue) (queueSummary, error) 
 	return s, nil
 }
 
-// refOfARN names the queue of arn (arn:aws:sqs:region:account:name).
-func (c *console) refOfARN(r *http.Request, arn string) queueRef {
+// refOfARN names the queue of arn (arn:aws:sqs:region:account:name), seen
+// from the namespace of b.
+func (c *console) refOfARN(r *http.Request, b *sqsq.Broker, arn string) queueRef {
 	parts := strings.Split(arn, ":")
 	if len(parts) != 6 {
 		return queueRef{Name: arn}
 	}
-	region, account, name := parts[3], parts[4], parts[5]
-	return queueRef{Name: name, URL: c.queueURL(r, account, name), Local: region == c.b.Region() && account == c.b.AccountID()}
-}
-
-// refOfURL names a source queue of the dead-letter queue dlq from the URL
-// ListDeadLetterSourceQueues gives (its broker's base URL, not the
-// request's). A queue of the console's account is local if it is the
-// broker's queue of that name and names dlq: a URL does not say the
-// region, and a queue of another region may have the same name.
-func (c *console) refOfURL(r *http.Request, dlq *sqsq.Queue, u string) queueRef {
-	path := u
-	if p, err := url.Parse(u); err == nil {
-		path = p.Path
-	}
-	segs := strings.Split(strings.Trim(path, "/"), "/")
-	if len(segs) < 2 {
-		return queueRef{Name: u, URL: u}
-	}
-	account, name := segs[len(segs)-2], segs[len(segs)-1]
-	ref := queueRef{Name: name, URL: c.queueURL(r, account, name)}
-	if account == c.b.AccountID() {
-		if src, err := c.b.GetQueue(r.Context(), name); err == nil {
-			attrs, err := src.GetAttributes(r.Context(), sqsq.AttrRedrivePolicy)
-			if err == nil {
-				p, err := sqsq.ParseRedrivePolicy(attrs[sqsq.AttrRedrivePolicy])
-				ref.Local = err == nil && p.DeadLetterTargetArn == dlq.ARN()
-			}
-		}
+	ref := queueRef{Name: parts[5], Account: parts[4], Region: parts[3], Local: parts[3] == b.Region() && parts[4] == b.AccountID()}
+	if q, err := b.GetQueue(r.Context(), arn); err == nil {
+		ref.URL = c.queueURL(r, q)
 	}
 	return ref
+}
+
+// refOfURL names a source queue of a dead-letter queue from the URL
+// ListDeadLetterSourceQueues gives (its broker's base URL, not the
+// request's; a URL names its region and account, so it finds the queue
+// from b whatever its namespace), seen from the namespace of b.
+func (c *console) refOfURL(r *http.Request, b *sqsq.Broker, u string) queueRef {
+	q, err := b.GetQueue(r.Context(), u)
+	if err != nil { // deleted since the listing
+		name := u[strings.LastIndexByte(u, '/')+1:]
+		return queueRef{Name: name}
+	}
+	return c.refOfARN(r, b, q.ARN())
 }
 
 // createInput is the body of POST /_sqsq/api/queues. Attributes are
@@ -202,7 +198,10 @@ type createInput struct {
 // createQueue answers POST /_sqsq/api/queues: CreateQueue, idempotent as
 // SQS's (an existing queue with the same attributes is answered as
 // created), with its errors: InvalidParameterValue for a bad name (a FIFO
-// queue's must end in .fifo), QueueNameExists, QueueDeletedRecently.
+// queue's must end in .fifo), QueueNameExists, QueueDeletedRecently. It
+// creates the queue in the namespace of ?account= and ?region=, creating
+// the namespace if need be (see scope; it stays, as after an SDK request,
+// even if the queue is refused).
 func (c *console) createQueue(w http.ResponseWriter, r *http.Request) {
 	var in createInput
 	if !decode(w, r, &in) {
@@ -220,12 +219,16 @@ func (c *console) createQueue(w http.ResponseWriter, r *http.Request) {
 	if in.FIFO {
 		attrs.FifoQueue = sqsq.Some(true)
 	}
-	q, err := c.b.CreateQueue(r.Context(), sqsq.CreateQueueInput{QueueName: in.Name, Attributes: attrs})
+	b, ok := c.scope(w, r, true)
+	if !ok {
+		return
+	}
+	q, err := b.CreateQueue(r.Context(), sqsq.CreateQueueInput{QueueName: in.Name, Attributes: attrs})
 	if err != nil {
 		fail(w, err)
 		return
 	}
-	s, err := c.summary(r, q)
+	s, err := c.summary(r, b, q)
 	if err != nil {
 		fail(w, err)
 		return
@@ -236,7 +239,7 @@ func (c *console) createQueue(w http.ResponseWriter, r *http.Request) {
 // purge answers POST /_sqsq/api/queues/{name}/purge: PurgeQueue, with its
 // 60-second rule (PurgeQueueInProgress, 403).
 func (c *console) purge(w http.ResponseWriter, r *http.Request) {
-	q, ok := c.queue(w, r)
+	_, q, ok := c.queue(w, r)
 	if !ok {
 		return
 	}

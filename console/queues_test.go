@@ -27,17 +27,20 @@ type queueJSON struct {
 	OldestAvailableAgeMs int64             `json:"oldestAvailableAgeMs"`
 	Attributes           map[string]string `json:"attributes"`
 	DeadLetterQueue      *struct {
-		Name            string `json:"name"`
-		URL             string `json:"url"`
-		Local           bool   `json:"local"`
+		queueRefJSON
 		ARN             string `json:"arn"`
 		MaxReceiveCount int    `json:"maxReceiveCount"`
 	} `json:"deadLetterQueue"`
-	Sources []struct {
-		Name  string `json:"name"`
-		URL   string `json:"url"`
-		Local bool   `json:"local"`
-	} `json:"sources"`
+	Sources []queueRefJSON `json:"sources"`
+}
+
+// queueRefJSON is a queue of a dead-letter link.
+type queueRefJSON struct {
+	Name    string `json:"name"`
+	URL     string `json:"url"`
+	Account string `json:"account"`
+	Region  string `json:"region"`
+	Local   bool   `json:"local"`
 }
 
 const dlqARN = "arn:aws:sqs:us-east-1:000000000000:orders-dlq"

@@ -27,7 +27,7 @@ func (c *console) redrive(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &in) {
 		return
 	}
-	q, ok := c.queue(w, r)
+	b, q, ok := c.queue(w, r)
 	if !ok {
 		return
 	}
@@ -35,7 +35,7 @@ func (c *console) redrive(w http.ResponseWriter, r *http.Request) {
 	if in.Rate != nil {
 		task.MaxNumberOfMessagesPerSecond = sqsq.Some(*in.Rate)
 	}
-	handle, err := c.b.StartMoveTask(r.Context(), task)
+	handle, err := b.StartMoveTask(r.Context(), task)
 	if err != nil {
 		fail(w, err)
 		return
@@ -61,11 +61,11 @@ type moveTask struct {
 // tasks answers GET /_sqsq/api/queues/{name}/tasks: the move tasks out of
 // the queue, newest first, the 10 most recent (ListMessageMoveTasks).
 func (c *console) tasks(w http.ResponseWriter, r *http.Request) {
-	q, ok := c.queue(w, r)
+	b, q, ok := c.queue(w, r)
 	if !ok {
 		return
 	}
-	list, err := c.b.ListMoveTasks(r.Context(), q.ARN(), sqsq.Some(10))
+	list, err := b.ListMoveTasks(r.Context(), q.ARN(), sqsq.Some(10))
 	if err != nil {
 		fail(w, err)
 		return

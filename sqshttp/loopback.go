@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/sqsq/sqsq"
@@ -29,7 +30,9 @@ const codeAccessDenied sqsq.Code = "AccessDenied"
 
 // LoopbackOnly wraps h, an endpoint for the programs of one machine, so that
 // web pages cannot drive it. It refuses, with HTTP 403 and the error code
-// AccessDenied in the protocol of the request:
+// AccessDenied in the protocol of the request (on the paths of sqsq's own
+// endpoints, /_sqsq/…, as {"error": message, "code": "AccessDenied"}, the
+// shape their clients read):
 //
 //   - a request whose Host is not a loopback name (localhost, *.localhost —
 //     regional names such as sqs.us-west-2.localhost included —, an address
@@ -86,6 +89,10 @@ func (g *loopbackOnly) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e.status = http.StatusForbidden
 	id := g.requestID()
 	w.Header().Set("x-amzn-RequestId", id)
+	if strings.HasPrefix(r.URL.Path, sqsqPathPrefix) {
+		writeSqsqError(w, r, e)
+		return
+	}
 	isJSON := r.Header.Get("X-Amz-Target") != "" || strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-amz-json")
 	noteProtocol(r, isJSON)
 	if isJSON {
@@ -93,6 +100,25 @@ func (g *loopbackOnly) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	e.writeXML(w, r, id)
+}
+
+// sqsqPathPrefix starts the paths of sqsq's own endpoints beside SQS
+// (cmd/sqsq's console API and admin endpoints), whose clients read errors
+// as {"error": message, "code": code}, not as SQS's XML or JSON.
+const sqsqPathPrefix = "/_sqsq/"
+
+// writeSqsqError answers e in the error shape of sqsq's own endpoints.
+func writeSqsqError(w http.ResponseWriter, r *http.Request, e *wireError) {
+	noteError(r, e)
+	b := appendJSONString([]byte(`{"error":`), e.err.Message)
+	b = append(b, `,"code":`...)
+	b = append(appendJSONString(b, string(e.err.Code)), "}\n"...)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(e.status)
+	_, _ = w.Write(b)
 }
 
 // refusal says why r is refused, or "" when it is not.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -384,5 +385,31 @@ func TestReadmeConfigError(t *testing.T) {
 	line := "sqsq: " + strings.Replace(err.Error(), path, "queues.json", 1) + "\n"
 	if !strings.Contains(string(readme), line) {
 		t.Errorf("README.md does not show the error\n%s", line)
+	}
+}
+
+// TestConfigErrorOnlyLine: a bad file is the one line on stderr that the
+// README promises, even when the switches it or the command line sets
+// would be logged (they are, once the queues exist).
+func TestConfigErrorOnlyLine(t *testing.T) {
+	t.Parallel()
+	path, _ := writeConfig(t, `{"staleDeleteRemoves": true, "queues": [{"name": "orders", "attributes": {"VisibilityTimeout": "90000"}}]}`)
+	for _, args := range [][]string{
+		{"-config", path},
+		{"-config", path, "-strict-not-inflight", "-log-level", "debug"},
+	} {
+		cmd := exec.CommandContext(t.Context(), os.Args[0], append([]string{"-addr", "127.0.0.1:0"}, args...)...)
+		cmd.Env = childEnv()
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+			t.Errorf("%v: %v, want exit code 1", args, err)
+		}
+		want := "sqsq: " + path + ":1:"
+		if lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n"); len(lines) != 1 || !strings.HasPrefix(lines[0], want) {
+			t.Errorf("%v: stderr is %d lines, want one starting %q:\n%s", args, len(lines), want, stderr.String())
+		}
 	}
 }

@@ -50,7 +50,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.region, "region", "us-east-1", "default region: of -config queues and of requests whose credential names none\n(every region is served: a request's SigV4 credential scope chooses)")
 	fs.StringVar(&o.accountID, "account-id", "000000000000", "default account id: of -config queues and of requests whose access key id is not 12 digits\n(every account is served: a 12-digit access key id names it)")
 	fs.StringVar(&o.baseURL, "base-url", "", "fixed scheme and host of returned queue URLs (default: those of each request)")
-	fs.TextVar(&o.logLevel, "log-level", slog.LevelInfo, "log `level`: debug (every request), info, warn or error")
+	fs.Var(levelFlag{&o.logLevel}, "log-level", "log `level`: debug (every request), info, warn or error")
 	fs.StringVar(&o.config, "config", "", "JSON `file` of queues to create at start-up, and switches (see README.md)")
 	fs.StringVar(&o.clock, "clock", "real", "`real`, or virtual: time stands still until POST /_sqsq/clock/advance moves it")
 	fs.Var(&o.allowHosts, "allow-host", "`host` names to serve besides loopback names (localhost, *.localhost, 127.0.0.1, [::1]) and the listening\n"+
@@ -139,16 +139,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	b := sqsq.NewBroker(append([]sqsq.Option{sqsq.WithClock(clk), sqsq.WithRegion(o.region), sqsq.WithAccountID(o.accountID)},
 		sw.options()...)...)
 	defer b.Close()
-	if sw != (switches{}) {
-		log.Info("non-default behaviour", "stale-delete-removes", sw.staleDeleteRemoves, "strict-not-inflight", sw.strictNotInflight)
-	}
-
 	if o.config != "" {
+		// Before any log line: a bad file is the one line main prints.
 		n, err := createQueues(ctx, b, cfg, o.config)
 		if err != nil {
 			return err
 		}
 		log.Info("created queues", "config", o.config, "queues", n)
+	}
+	if sw != (switches{}) {
+		log.Info("non-default behaviour", "stale-delete-removes", sw.staleDeleteRemoves, "strict-not-inflight", sw.strictNotInflight)
 	}
 
 	drain, drained := context.WithCancel(context.Background())

@@ -1,6 +1,8 @@
-// sqsq console: hash routing (#/ and #/queues/NAME), a refresh every second
-// that updates the page in place (so focus, open details and screen readers
-// are not disturbed), and the JSON API under /_sqsq/api/. No dependencies.
+// sqsq console: hash routing (#/ and #/queues/NAME in the default namespace,
+// #/ns/ACCOUNT/REGION/ and #/ns/ACCOUNT/REGION/queues/NAME in another, so a
+// reload keeps the namespace), a refresh every second that updates the page
+// in place (so focus, open details and screen readers are not disturbed),
+// and the JSON API under /_sqsq/api/. No dependencies.
 
 const API = '/_sqsq/api';
 const PAGE_SIZE = 20;
@@ -12,7 +14,8 @@ const STATE_LABEL = { available: 'available', inflight: 'in flight', delayed: 'd
 const $ = (sel, root = document) => root.querySelector(sel);
 
 const state = {
-  route: { page: '' },
+  route: { page: '', ns: null }, // ns: {account, region}, or null for the default namespace
+  namespaces: [], // GET /namespaces
   queue: null,    // the summary of the queue page's queue
   cursors: [''],  // cursors of the message pages up to the current one
   nextCursor: '',
@@ -41,6 +44,11 @@ function setText(el, text) {
 // api calls the JSON API and returns its answer, or throws an Error with
 // the server's code and message.
 async function api(method, path, body) {
+  const ns = state.route.ns;
+  if (ns && path.startsWith('/queues')) {
+    // Every queue endpoint takes the namespace; the default needs none.
+    path += (path.includes('?') ? '&' : '?') + new URLSearchParams({ account: ns.account, region: ns.region });
+  }
   const opts = { method, headers: { Accept: 'application/json' } };
   if (body !== undefined) {
     opts.headers['Content-Type'] = 'application/json';
@@ -49,7 +57,7 @@ async function api(method, path, body) {
   const resp = await fetch(API + path, opts);
   const text = await resp.text();
   let data = null;
-  try { data = JSON.parse(text); } catch { /* a refusal of the server's guard may be XML */ }
+  try { data = JSON.parse(text); } catch { /* not JSON: a proxy's page, say */ }
   if (!resp.ok) {
     const msg = data && data.error ? `${data.code}: ${data.error}` : `HTTP ${resp.status} ${text.slice(0, 200)}`;
     throw new Error(msg);
@@ -90,8 +98,27 @@ function prettyBody(m) {
   return m.body;
 }
 
-function queueHref(name) {
-  return '#/queues/' + encodeURIComponent(name);
+// nsPath is the start of the hash routes of namespace ns (null: the default).
+function nsPath(ns) {
+  return ns ? `#/ns/${encodeURIComponent(ns.account)}/${encodeURIComponent(ns.region)}` : '#';
+}
+
+function queueHref(name, ns = state.route.ns) {
+  return `${nsPath(ns)}/queues/${encodeURIComponent(name)}`;
+}
+
+function listHref(ns = state.route.ns) {
+  return `${nsPath(ns)}/`;
+}
+
+function nsKey(ns) {
+  return ns ? `${ns.account}/${ns.region}` : '';
+}
+
+// shortId is the start of a message id, which the message list shows; the
+// whole id is in its title and in the message's details.
+function shortId(id) {
+  return id.length > 12 ? id.slice(0, 8) + '…' : id;
 }
 
 // Status and errors.
@@ -157,9 +184,13 @@ function setLinks(el, refs, attr) {
   const parts = [];
   refs.forEach((r, i) => {
     if (i > 0) parts.push(', ');
-    parts.push(r.local
-      ? h('a', { href: queueHref(r.name), [attr]: r.name }, r.name)
-      : h('span', { title: r.url, [attr]: r.name }, `${r.name} (other account or region)`));
+    if (!r.url) parts.push(h('span', { [attr]: r.name }, `${r.name} (does not exist)`));
+    else if (r.local) parts.push(h('a', { href: queueHref(r.name), title: r.url, [attr]: r.name }, r.name));
+    else {
+      // A queue of another namespace: its link opens it there.
+      parts.push(h('a', { href: queueHref(r.name, { account: r.account, region: r.region }), title: r.url, [attr]: r.name },
+        `${r.name} (${r.region}, ${r.account})`));
+    }
   });
   el.replaceChildren(...parts);
 }
@@ -172,6 +203,37 @@ async function loadClock() {
   setText($('#clock-now'), clockText(c.now));
   $('#clock-now').setAttribute('datetime', c.now);
   $('#clock-advance').hidden = !c.virtual;
+}
+
+// The namespaces: a picker, shown when the endpoint has more than one.
+
+async function loadNamespaces() {
+  const data = await api('GET', '/namespaces');
+  state.namespaces = data.namespaces;
+  const cur = state.route.ns;
+  const def = data.namespaces.find((n) => n.default);
+  const current = cur ? `${cur.account}/${cur.region}` : (def ? `${def.account}/${def.region}` : '');
+  const items = data.namespaces.map((n) => ({ key: `${n.account}/${n.region}`, n }));
+  if (cur && !items.some((it) => it.key === current)) {
+    items.push({ key: current, n: { account: cur.account, region: cur.region, queues: 0, default: false } });
+  }
+  const sel = $('#namespace');
+  const key = JSON.stringify(items);
+  if (sel.dataset.key !== key) {
+    sel.dataset.key = key;
+    sel.replaceChildren(...items.map(({ key: k, n }) => h('option', { value: k, 'data-default': n.default ? 'true' : null },
+      `${n.region}, account ${n.account}${n.default ? ' (default)' : ''}: ${n.queues} queue${n.queues === 1 ? '' : 's'}`)));
+  }
+  if (sel.value !== current && document.activeElement !== sel) sel.value = current;
+  $('#namespace-picker').hidden = items.length <= 1;
+  setText($('#queues-ns'), current.replace('/', ', region '));
+}
+
+function chooseNamespace() {
+  const opt = $('#namespace').selectedOptions[0];
+  if (!opt) return;
+  const [account, region] = opt.value.split('/');
+  location.hash = listHref(opt.dataset.default ? null : { account, region });
 }
 
 // The queues page.
@@ -188,12 +250,18 @@ function queueRow(q) {
     h('td', { 'data-sources': true }));
 }
 
+// oldest is the age of q's oldest message, 0s for one just sent, and '–'
+// when there is none.
+function oldest(q) {
+  return q.counts.available + q.counts.inflight + q.counts.delayed > 0 ? duration(q.oldestAgeMs) : '–';
+}
+
 function updateQueueRow(tr, q) {
   setText($('[data-type]', tr), q.fifo ? 'FIFO' : 'Standard');
   setText($('[data-count="available"]', tr), q.counts.available);
   setText($('[data-count="inflight"]', tr), q.counts.inflight);
   setText($('[data-count="delayed"]', tr), q.counts.delayed);
-  setText($('[data-oldest]', tr), q.oldestAgeMs > 0 ? duration(q.oldestAgeMs) : '–');
+  setText($('[data-oldest]', tr), oldest(q));
   setLinks($('[data-dlq]', tr), q.deadLetterQueue ? [q.deadLetterQueue] : [], 'data-dlq-link');
   setLinks($('[data-sources]', tr), q.sources, 'data-source-link');
 }
@@ -203,6 +271,10 @@ async function loadQueues() {
   if (state.route.page !== 'queues') return;
   syncRows($('#queues-table tbody'), data.queues, 'data-queue', (q) => q.name, queueRow, updateQueueRow);
   $('#queues-empty').hidden = data.queues.length > 0;
+  const others = state.namespaces.filter((n) => n.queues > 0 && nsKey(n) !== nsKey(state.route.ns ?? state.namespaces.find((d) => d.default)));
+  setText($('#queues-empty'), others.length > 0
+    ? `No queues in this namespace. ${others.map((n) => `${n.region} (account ${n.account})`).join(', ')} ${others.length === 1 ? 'has' : 'have'} some: choose it above.`
+    : 'No queues yet.');
 }
 
 // The queue page.
@@ -212,7 +284,7 @@ function messageRow(m) {
   const preview = m.body.length > 60 ? m.body.slice(0, 60) + '…' : m.body;
   return h('tr', { 'data-message-id': m.messageId },
     h('td', { class: 'mono' },
-      h('div', {}, m.messageId),
+      h('div', { class: 'msg-id', title: m.messageId }, shortId(m.messageId)),
       m.groupId ? h('div', {}, `group ${m.groupId}, #${m.sequenceNumber}`) : null,
       m.deadLetterSourceArn ? h('div', {}, `from ${nameOfArn(m.deadLetterSourceArn)}`) : null),
     h('td', { 'data-state': m.state }),
@@ -223,12 +295,18 @@ function messageRow(m) {
       h('details', {},
         h('summary', {}, `${preview} (${size(m.bodySize)}${m.bodyTruncated ? ', first part shown' : ''}` +
           `${attrs.length ? `, ${attrs.length} attribute${attrs.length > 1 ? 's' : ''}` : ''})`),
+        h('p', { class: 'mono' }, `Message id ${m.messageId}`),
         h('pre', { 'data-body': true }, prettyBody(m)),
+        m.bodyTruncated ? h('button', { type: 'button', 'data-show-all': m.messageId }, `Show all ${size(m.bodySize)}`) : null,
         attrs.length === 0 ? null : h('dl', { 'data-attributes': true }, attrs.map(([name, a]) => [
           h('dt', {}, `${name} (${a.dataType})`),
           h('dd', { class: 'mono' }, a.binaryValue !== undefined ? `base64: ${a.binaryValue}` : a.stringValue ?? ''),
         ])))),
-    h('td', {}, h('button', { type: 'button', 'data-delete': m.messageId, 'aria-label': `Delete message ${m.messageId}` }, 'Delete')));
+    h('td', { class: 'actions' },
+      h('button', { type: 'button', 'data-delete': m.messageId, 'aria-label': `Delete message ${m.messageId}` }, 'Delete'),
+      h('span', { 'data-delete-ask': m.messageId, hidden: true },
+        h('button', { type: 'button', class: 'danger', 'data-delete-confirm': m.messageId, 'aria-label': `Confirm: delete message ${m.messageId}` }, 'Confirm delete'),
+        h('button', { type: 'button', 'data-delete-cancel': m.messageId }, 'Cancel'))));
 }
 
 function updateMessageRow(tr, m) {
@@ -247,7 +325,7 @@ function renderQueue(q) {
   setText($('#queue-url'), q.url);
   setText($('#queue-arn'), q.arn);
   for (const k of ['available', 'inflight', 'delayed']) setText($(`#queue-counts [data-count="${k}"]`), q.counts[k]);
-  setText($('#queue-counts [data-oldest]'), q.oldestAgeMs > 0 ? duration(q.oldestAgeMs) : '–');
+  setText($('#queue-counts [data-oldest]'), oldest(q));
   const dlq = $('#queue-dlq');
   dlq.hidden = !q.deadLetterQueue;
   if (q.deadLetterQueue) {
@@ -330,7 +408,9 @@ function refresh() {
   }
   refreshing = (async () => {
     try {
-      await Promise.all([loadClock(), state.route.page === 'queue' ? loadQueuePage() : loadQueues()]);
+      // The namespaces first: the queue list's empty text names them.
+      await Promise.all([loadClock(), loadNamespaces()]);
+      await (state.route.page === 'queue' ? loadQueuePage() : loadQueues());
       showError('', 'poll');
     } catch (e) {
       showError(e.message, 'poll');
@@ -353,9 +433,10 @@ function poll() {
 // Routing.
 
 function route() {
-  const m = location.hash.match(/^#\/queues\/([^/]+)$/);
-  const next = m ? { page: 'queue', name: decodeURIComponent(m[1]) } : { page: 'queues' };
-  const changed = next.page !== state.route.page || next.name !== state.route.name;
+  const m = location.hash.match(/^#(?:\/ns\/([^/]+)\/([^/]+))?(?:\/queues\/([^/]+))?\/?$/);
+  const ns = m && m[1] ? { account: decodeURIComponent(m[1]), region: decodeURIComponent(m[2]) } : null;
+  const next = m && m[3] ? { page: 'queue', name: decodeURIComponent(m[3]), ns } : { page: 'queues', ns };
+  const changed = next.page !== state.route.page || next.name !== state.route.name || nsKey(next.ns) !== nsKey(state.route.ns);
   const initial = state.route.page === '';
   state.route = next;
   $('#queues-page').hidden = next.page !== 'queues';
@@ -363,6 +444,12 @@ function route() {
   if (changed) {
     state.queue = null;
     state.cursors = [''];
+    askPurge(false);
+    $('#home-link').setAttribute('href', listHref());
+    $('#queue-dlq').dataset.key = '';
+    $('#sources').dataset.key = '';
+    $('#back-link').setAttribute('href', listHref());
+    $('#queues-table tbody').replaceChildren();
     $('#messages-table tbody').replaceChildren();
     $('#tasks-table tbody').replaceChildren();
     $('#tasks-table tbody').dataset.key = '';
@@ -407,6 +494,39 @@ function sendBody() {
   return body;
 }
 
+// askPurge shows (or hides) the purge confirmation.
+function askPurge(ask) {
+  $('#purge').hidden = ask;
+  $('#purge-ask').hidden = !ask;
+  if (ask) {
+    setText($('#purge-question'), `Delete every message of ${state.route.name}?`);
+    $('#purge-cancel').focus();
+  }
+}
+
+// askDelete shows (or hides) a message's delete confirmation, in its cell.
+function askDelete(td, ask) {
+  $('button[data-delete]', td).hidden = ask;
+  $('[data-delete-ask]', td).hidden = !ask;
+  $(ask ? 'button[data-delete-cancel]' : 'button[data-delete]', td).focus();
+}
+
+// showAll replaces a body cut at BODY_PREFIX by the whole body, fetched for
+// this one message.
+async function showAll(button) {
+  const id = button.dataset.showAll;
+  button.disabled = true;
+  try {
+    const m = await api('GET', `${queuePath()}/messages/${encodeURIComponent(id)}`);
+    setText($('pre[data-body]', button.closest('details')), prettyBody(m));
+    button.remove();
+    showError('', 'action');
+  } catch (e) {
+    button.disabled = false;
+    showError(e.message, 'action');
+  }
+}
+
 function queuePath() {
   return `/queues/${encodeURIComponent(state.route.name)}`;
 }
@@ -430,10 +550,15 @@ function wire() {
       return `Sent message ${res.messageId}.`;
     });
   });
-  $('#purge').addEventListener('click', (e) => act(e.currentTarget, async () => {
+  // Purge and delete ask first, in the page: a second button confirms.
+  $('#purge').addEventListener('click', () => askPurge(true));
+  $('#purge-cancel').addEventListener('click', () => askPurge(false));
+  $('#purge-confirm').addEventListener('click', (e) => act(e.currentTarget, async () => {
+    askPurge(false);
     await api('POST', `${queuePath()}/purge`);
     return `Purged ${state.route.name}.`;
   }));
+  $('#namespace').addEventListener('change', chooseNamespace);
   $('#redrive-form').addEventListener('submit', (e) => {
     e.preventDefault();
     const body = {};
@@ -469,13 +594,19 @@ function wire() {
       });
     }
     const del = e.target.closest('button[data-delete]');
-    if (del) {
-      const id = del.dataset.delete;
-      act(del, async () => {
+    if (del) askDelete(del.closest('td'), true);
+    const cancel = e.target.closest('button[data-delete-cancel]');
+    if (cancel) askDelete(cancel.closest('td'), false);
+    const confirmDel = e.target.closest('button[data-delete-confirm]');
+    if (confirmDel) {
+      const id = confirmDel.dataset.deleteConfirm;
+      act(confirmDel, async () => {
         await api('DELETE', `${queuePath()}/messages/${encodeURIComponent(id)}`);
         return `Deleted message ${id}.`;
       });
     }
+    const all = e.target.closest('button[data-show-all]');
+    if (all) showAll(all);
   });
   window.addEventListener('hashchange', route);
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -204,12 +205,31 @@ func TestFIFOQueuePage(t *testing.T) {
 	p.waitFor("the first in flight", stateOf(first)+` === "inflight"`)
 	p.waitFor("the second held", stateOf(second)+` === "held"`)
 
+	// Delete asks first; Cancel keeps the message.
+	p.click(attr("data-delete", first))
+	p.waitFor("the delete asking to confirm", visible(attr("data-delete-confirm", first)))
+	p.click(attr("data-delete-cancel", first))
+	p.waitFor("the Delete button back", visible(attr("data-delete", first))+` && !`+visible(attr("data-delete-confirm", first)))
+	if n := eval[int](p, `document.querySelectorAll("#messages-table [data-message-id]").length`); n != 2 {
+		t.Fatalf("after a cancelled delete: %d messages listed, want 2", n)
+	}
 	// Deleting the in-flight message releases the group.
 	p.click(attr("data-delete", first))
+	p.click(attr("data-delete-confirm", first))
 	p.waitFor("the first message gone", `!(`+exists(messageRow(first))+`)`)
 	p.waitFor("the second available", stateOf(second)+` === "available"`)
 
+	// Purge asks first too.
 	p.click("#purge")
+	p.waitFor("the purge asking to confirm", visible("#purge-confirm")+` && `+contains("#purge-question", "jobs.fifo"))
+	p.click("#purge-cancel")
+	p.waitFor("the Purge button back", visible("#purge")+` && !`+visible("#purge-confirm"))
+	if out, err := p.sqs.GetQueueAttributes(p.ctx, &sqs.GetQueueAttributesInput{QueueUrl: q,
+		AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameApproximateNumberOfMessages}}); err != nil || out.Attributes["ApproximateNumberOfMessages"] != "1" {
+		t.Fatalf("after a cancelled purge: %v, %v; want the second message still there", out, err)
+	}
+	p.click("#purge")
+	p.click("#purge-confirm")
 	p.waitFor("no message left", `!document.querySelector("#messages-empty").hidden`)
 	p.waitFor("the available count 0", textIs(queueCount("available"), "0"))
 	out, err = p.sqs.ReceiveMessage(p.ctx, &sqs.ReceiveMessageInput{QueueUrl: q, MaxNumberOfMessages: 10})
@@ -327,4 +347,57 @@ func (p *page) queueARN(url *string) string {
 		p.t.Fatal(err)
 	}
 	return out.Attributes["QueueArn"]
+}
+
+// TestMessageListAt1280 looks at a queue page as a user at 1280×800 does:
+// the oldest message's age is "0s" right after a send (and "–" with no
+// message), message ids take one line each, and a body larger than the 64
+// KiB the list shows is there whole after "Show all". It saves a
+// screenshot, message-list-1280.png, among the artifacts.
+func TestMessageListAt1280(t *testing.T) {
+	t.Parallel()
+	p := newPage(t, "-clock", "virtual")
+	p.do("sizing the page to 1280×800", chromedp.EmulateViewport(1280, 800))
+	q := p.createQueue("orders", nil)
+	p.open("")
+	p.waitFor("the empty queue's oldest age, none", textIs(queueRow("orders")+" [data-oldest]", "–"))
+
+	big := strings.Repeat("0123456789abcdef", 100<<10/16) // 100 KiB
+	for _, body := range []string{`{"order":1}`, big, "hello"} {
+		if _, err := p.sqs.SendMessage(p.ctx, &sqs.SendMessageInput{QueueUrl: q, MessageBody: aws.String(body)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The virtual clock stands still: the messages are 0 s old.
+	p.waitFor("the oldest age 0s in the list", textIs(queueRow("orders")+" [data-oldest]", "0s"))
+	p.openQueue("orders")
+	p.waitFor("the oldest age 0s on the queue page", textIs("#queue-counts [data-oldest]", "0s"))
+	p.waitFor("three messages", `document.querySelectorAll("#messages-table [data-message-id]").length === 3`)
+
+	// Each id on one line, with the whole id in its title.
+	lines := eval[[]float64](p, `[...document.querySelectorAll("#messages-table .msg-id")].map(el =>
+		Math.round(el.getBoundingClientRect().height / parseFloat(getComputedStyle(el).lineHeight)))`)
+	for i, n := range lines {
+		if n != 1 {
+			t.Errorf("message %d: its id takes %v lines at 1280 px, want 1", i, n)
+		}
+	}
+	id := eval[string](p, `document.querySelectorAll("#messages-table [data-message-id]")[1].getAttribute("data-message-id")`)
+	p.waitFor("the whole id in the title", `document.querySelector(`+js(messageRow(id)+" .msg-id")+`).title === `+js(id))
+	p.saveScreenshot("message-list-1280")
+
+	// The big body: its first 64 KiB, then all of it on request.
+	row := messageRow(id)
+	p.click(row + " summary")
+	p.waitFor("the first part of the body", contains(row+" summary", "first part shown")+
+		` && document.querySelector(`+js(row+" pre[data-body]")+`).textContent.length === 65536`)
+	p.click(row + " button[data-show-all]")
+	p.waitFor("the whole body", `document.querySelector(`+js(row+" pre[data-body]")+`).textContent === `+js(big))
+	p.waitFor("no Show all button left", `!(`+exists(row+" button[data-show-all]")+`)`)
+	// The next refreshes keep it whole.
+	p.click(`[data-advance="1s"]`)
+	p.waitFor("the clock moved on", textIs("#queue-counts [data-oldest]", "1s"))
+	if n := eval[int](p, `document.querySelector(`+js(row+" pre[data-body]")+`).textContent.length`); n != len(big) {
+		t.Errorf("after a refresh the body shows %d bytes, want %d", n, len(big))
+	}
 }

@@ -12,9 +12,13 @@
 // one Chromium: the empty console; creating queues from it; a message sent
 // from it, received with the SDK, shown in flight with its time left and
 // available again after the console advances the virtual clock; a FIFO
-// queue's held message, delete and purge; a redrive from a dead-letter
-// queue's page watched to COMPLETED; and, on the real clock, the queue
-// list following the SDK live. They wait for the page by polling the DOM
+// queue's held message, delete and purge, each confirmed first; a redrive
+// from a dead-letter queue's page watched to COMPLETED; on the real clock,
+// the queue list following the SDK live; a queue page at 1280×800 (ids on
+// one line, the oldest age 0s, a 100 KiB body shown whole on request); and
+// namespaces (namespaces_test.go): queues the SDK created signed for two
+// regions, each listed in its own namespace with the SDK's URL, the
+// namespace kept across a reload. They wait for the page by polling the DOM
 // through the console's stable hooks (listed in console/ui/index.html),
 // never by sleeping. Run them with run.sh (CI does, from .ci/run).
 //

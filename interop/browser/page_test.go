@@ -155,6 +155,28 @@ func (p *page) saveArtifacts(tab context.Context) {
 	}
 }
 
+// saveScreenshot saves what the viewport shows as name.png among the
+// artifacts, for a person to look at, and logs its path.
+func (p *page) saveScreenshot(name string) {
+	p.t.Helper()
+	dir, err := filepath.Abs(artifactDir())
+	if err == nil {
+		err = os.MkdirAll(dir, 0o755)
+	}
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	png, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		p.t.Fatalf("screenshot: %v", err)
+	}
+	path := filepath.Join(dir, name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		p.t.Fatal(err)
+	}
+	p.t.Logf("screenshot: %s", path)
+}
+
 // do runs browser actions, failing the test on an error.
 func (p *page) do(what string, actions ...chromedp.Action[chromedp.Void]) {
 	p.t.Helper()
@@ -281,6 +303,12 @@ func messageRow(id string) string { return attr("data-message-id", id) }
 // cell, or null.
 func stateOf(id string) string {
 	return fmt.Sprintf(`document.querySelector(%s)?.getAttribute("data-state") ?? null`, js(messageRow(id)+" [data-state]"))
+}
+
+// visible is a JavaScript expression: whether the first element matching
+// sel is rendered (it and its ancestors are not hidden).
+func visible(sel string) string {
+	return fmt.Sprintf(`(document.querySelector(%s)?.getClientRects().length ?? 0) > 0`, js(sel))
 }
 
 // contains reports whether the trimmed text of sel contains sub.
