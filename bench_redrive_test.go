@@ -280,3 +280,38 @@ func benchTask(b *testing.B, broker *sqsq.Broker, dlq *sqsq.Queue) sqsq.MoveTask
 	}
 	return tasks[0]
 }
+
+// BenchmarkListDeadLetterSources lists the two sources of a dead-letter
+// queue among n queues: the world indexes redrive policies by target, so
+// the cost stays flat as n grows (a scan of every queue made the console's
+// queue listing quadratic).
+//
+//	go test -run '^$' -bench 'ListDeadLetterSources' .
+func BenchmarkListDeadLetterSources(b *testing.B) {
+	for _, n := range []int{100, 1_000, 10_000} {
+		b.Run("queues="+strconv.Itoa(n), func(b *testing.B) {
+			b.ReportAllocs()
+			ctx := context.Background()
+			br := sqsq.NewBroker(sqsq.WithClock(clock.NewMock()))
+			defer br.Close()
+			dlq, _ := br.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: "dlq"})
+			policy := sqsq.Some(&sqsq.RedrivePolicy{DeadLetterTargetArn: dlq.ARN(), MaxReceiveCount: 3})
+			for i := range n {
+				in := sqsq.CreateQueueInput{QueueName: "q" + strconv.Itoa(i)}
+				if i < 2 {
+					in.Attributes.RedrivePolicy = policy
+				}
+				if _, err := br.CreateQueue(ctx, in); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ResetTimer()
+			for range b.N {
+				out, err := dlq.ListDeadLetterSourceQueues(ctx, sqsq.ListDeadLetterSourceQueuesInput{})
+				if err != nil || len(out.QueueURLs) != 2 {
+					b.Fatal(out, err)
+				}
+			}
+		})
+	}
+}

@@ -359,6 +359,7 @@ func (q *Queue) markDeleted() {
 	defer q.mu.Unlock()
 	q.deleted = true
 	q.gone.Store(true)
+	q.syncRedriveTarget() // out of the sources index
 	q.dropAll()
 	q.wakeAll()
 }

@@ -274,28 +274,37 @@ func (q *Queue) ListDeadLetterSourceQueues(ctx context.Context, in ListDeadLette
 }
 
 // sourcesOf returns the queues, of any scope, whose redrive policy targets
-// the ARN dlq.
+// the ARN dlq, from the world's index (O(sources), not O(queues)).
 func (b *Broker) sourcesOf(dlq string) []*Queue {
-	var sources []*Queue
-	for _, q := range b.w.allQueues() {
+	sources := b.w.sourcesOf(dlq)
+	live := sources[:0]
+	for _, q := range sources {
 		q.mu.Lock()
 		if p := q.settings.redrive; p != nil && p.DeadLetterTargetArn == dlq && !q.deleted {
-			sources = append(sources, q)
+			live = append(live, q)
 		}
 		q.mu.Unlock()
 	}
-	return sources
+	return live
 }
 
-// syncRedriveTarget publishes the DLQ ARN of the current policy. Caller
-// holds q.mu or owns q exclusively.
+// syncRedriveTarget publishes the DLQ ARN of the current policy, and
+// indexes q as its source. Caller holds q.mu or owns q exclusively.
 func (q *Queue) syncRedriveTarget() {
-	if p := q.settings.redrive; p != nil {
-		arn := p.DeadLetterTargetArn
-		q.redriveTarget.Store(&arn)
-		return
+	from := ""
+	if old := q.redriveTarget.Load(); old != nil {
+		from = *old
 	}
-	q.redriveTarget.Store(nil)
+	to := ""
+	if p := q.settings.redrive; p != nil && !q.deleted {
+		to = p.DeadLetterTargetArn
+	}
+	if to != "" {
+		q.redriveTarget.Store(&to)
+	} else {
+		q.redriveTarget.Store(nil)
+	}
+	q.b.w.setSource(q, from, to)
 }
 
 // lockReceive locks q for a receive and, when q has a redrive policy whose

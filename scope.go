@@ -36,6 +36,13 @@ type world struct {
 	// Broker.mu, a moveTask.mu or nothing, and nothing is locked under it.
 	root *Broker // made by NewBroker: its region is the endpoint's default
 
+	// srcMu guards sources (a leaf lock, taken under a Queue.mu).
+	srcMu sync.Mutex
+	// sources indexes redrive policies: the live queues, of any member,
+	// whose policy names each dead-letter queue ARN, so that
+	// ListDeadLetterSourceQueues costs the sources, not every queue.
+	sources map[string]map[*Queue]struct{}
+
 	mu      sync.Mutex
 	members map[scopeKey]*Broker
 	queues  map[string]*Queue // every live queue of every member, by ARN
@@ -174,6 +181,46 @@ func (w *world) allQueues() []*Queue {
 	}
 	w.mu.Unlock()
 	return qs
+}
+
+// setSource moves q in the sources index from the dead-letter queue ARN
+// from to to ("" for none).
+func (w *world) setSource(q *Queue, from, to string) {
+	if from == to {
+		return
+	}
+	w.srcMu.Lock()
+	defer w.srcMu.Unlock()
+	if set := w.sources[from]; set != nil {
+		delete(set, q)
+		if len(set) == 0 {
+			delete(w.sources, from)
+		}
+	}
+	if to == "" {
+		return
+	}
+	if w.sources == nil {
+		w.sources = map[string]map[*Queue]struct{}{}
+	}
+	set := w.sources[to]
+	if set == nil {
+		set = map[*Queue]struct{}{}
+		w.sources[to] = set
+	}
+	set[q] = struct{}{}
+}
+
+// sourcesOf returns the queues whose redrive policy names the ARN dlq.
+func (w *world) sourcesOf(dlq string) []*Queue {
+	w.srcMu.Lock()
+	defer w.srcMu.Unlock()
+	set := w.sources[dlq]
+	out := make([]*Queue, 0, len(set))
+	for q := range set {
+		out = append(out, q)
+	}
+	return out
 }
 
 // sameScope reports whether q and other belong to the same account and
