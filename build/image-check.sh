@@ -8,6 +8,8 @@
 #     -healthcheck;
 #   - its binary is dist's, byte for byte: static (CGO_ENABLED=0), linux,
 #     this architecture;
+#   - the build context (.dockerignore) of the from-source target, whose
+#     golang base cannot be pulled here: cmd/sqsq builds from it;
 #   - as root, in a network namespace of its own (only a loopback, so
 #     0.0.0.0:9324 is reachable from nowhere else): that binary, started as
 #     the image's user with the image's command line, serves; the image's
@@ -40,7 +42,7 @@ tmp=$(mktemp -d)
 cid=""
 cleanup() {
 	[ -z "$cid" ] || podman rm "$cid" >/dev/null 2>&1 || true
-	podman rmi "$tag" >/dev/null 2>&1 || true
+	podman rmi "$tag" "$tag-context" >/dev/null 2>&1 || true
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -48,7 +50,7 @@ trap cleanup EXIT
 # --format docker: the OCI format has no HEALTHCHECK (podman drops it).
 version=$("$bin" -version | cut -d' ' -f2)
 build_start=$(ms)
-podman build -q --format docker --platform "linux/$arch" --build-arg "VERSION=$version" -t "$tag" . >/dev/null
+podman build -q --layers=false --format docker --platform "linux/$arch" --build-arg "VERSION=$version" -t "$tag" . >/dev/null
 say "built $tag from $bin ($version) in $(($(ms) - build_start)) ms; $(podman image inspect --format '{{.Size}}' "$tag") bytes"
 
 # The configuration.
@@ -79,6 +81,19 @@ for want in "CGO_ENABLED=0" "GOOS=linux" "GOARCH=$arch" "-trimpath=true"; do
 	grep -q -- "build[[:space:]]*$want\$" <<<"$settings" || fail "the image's /sqsq was not built with $want:"$'\n'"$settings"
 done
 say "binary: /sqsq is $bin, $(wc -c <"$tmp/sqsq") bytes, CGO_ENABLED=0 linux/$arch"
+
+# The context of `docker build --target from-source`, as the builder sees it.
+printf 'FROM scratch\nCOPY . /src\n' >"$tmp/Containerfile"
+podman build -q --layers=false -f "$tmp/Containerfile" -t "$tag-context" . >/dev/null
+cid=$(podman create --no-healthcheck "$tag-context" /none)
+podman cp "$cid:/src" "$tmp/src"
+podman rm "$cid" >/dev/null
+cid=""
+[ ! -e "$tmp/src/.git" ] && [ ! -e "$tmp/src/interop" ] && [ -z "$(find "$tmp/src/dist" -name 'sqsq_[dw]*' -print -quit)" ] ||
+	fail "the build context holds .git, interop/ or a darwin or windows binary: see .dockerignore"
+(cd "$tmp/src" && GOWORK=off GOFLAGS=-mod=readonly CGO_ENABLED=0 go build -trimpath -o "$tmp/from-source" ./cmd/sqsq) ||
+	fail "cmd/sqsq does not build from the context of the from-source target: see .dockerignore"
+say "context: $(du -sk "$tmp/src" | cut -f1) KiB (.dockerignore); go build ./cmd/sqsq works in it, as the from-source target's Go stage would"
 
 # The binary as the container would run it, in a network namespace of its own.
 netns_check() {
