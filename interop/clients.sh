@@ -11,8 +11,11 @@
 # fails, as does a sqsq that does not exit 0 on SIGTERM.
 #
 # Needs Go. AWS_CLI=path or BOTO3_PYTHON=path picks one CLI or one Python
-# (set either to "none" to skip that client).
+# (set either to "none" to skip that client). SQSQ_BIN=path tests that sqsq
+# binary (a release binary, the one of the container image) instead of
+# building ./cmd/sqsq.
 set -Eeuo pipefail
+[ -z "${SQSQ_BIN:-}" ] || SQSQ_BIN=$(realpath "$SQSQ_BIN") # before the cd
 cd "$(dirname "$0")/.."
 
 say() { echo "clients: $*"; }
@@ -61,10 +64,17 @@ stop() {
 }
 trap 'stop; rm -rf "$tmp"' EXIT
 
-go build -o "$tmp/sqsq" ./cmd/sqsq
+bin=$tmp/sqsq
+if [ -n "${SQSQ_BIN:-}" ]; then
+	[ -f "$SQSQ_BIN" ] && [ -x "$SQSQ_BIN" ] || fail "SQSQ_BIN=$SQSQ_BIN is not an executable file"
+	bin=$SQSQ_BIN
+	say "sqsq: $bin ($("$bin" -version))"
+else
+	go build -o "$bin" ./cmd/sqsq
+fi
 : >"$tmp/out" # exists before the background job opens it
 # The real clock (no -clock flag); the debug log times each request.
-"$tmp/sqsq" -addr 127.0.0.1:0 -log-level debug >"$tmp/out" 2>"$tmp/err" &
+"$bin" -addr 127.0.0.1:0 -log-level debug >"$tmp/out" 2>"$tmp/err" &
 pid=$!
 url=""
 for _ in $(seq 100); do

@@ -24,8 +24,8 @@ import {
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 
-// useServer registers before/after hooks that build cmd/sqsq, start it on a
-// free port with args, and stop it with SIGTERM (a graceful shutdown: it
+// useServer registers before/after hooks that build cmd/sqsq (or take the
+// binary of $SQSQ_BIN, an absolute path), start it on a free port with args, and stop it with SIGTERM (a graceful shutdown: it
 // must exit 0). It returns the env the hooks fill in: baseURL, the SDK
 // client sqs, admin(method, path, body) for the virtual clock, shutdown()
 // and a few SQS helpers.
@@ -34,8 +34,11 @@ export function useServer(args) {
   let server, workDir;
   before(async () => {
     workDir = mkdtempSync(join(tmpdir(), "sqsq-interop-"));
-    const bin = join(workDir, "sqsq");
-    execFileSync("go", ["build", "-o", bin, "./cmd/sqsq"], { cwd: repo, stdio: "inherit" });
+    let bin = process.env.SQSQ_BIN;
+    if (!bin) {
+      bin = join(workDir, "sqsq");
+      execFileSync("go", ["build", "-o", bin, "./cmd/sqsq"], { cwd: repo, stdio: "inherit" });
+    }
     server = spawn(bin, ["-addr", "127.0.0.1:0", ...args], { stdio: ["ignore", "pipe", "inherit"] });
     // Its first line on stdout names the address.
     env.baseURL = await new Promise((resolve, reject) => {

@@ -48,9 +48,9 @@ func (a admin) register(mux *http.ServeMux) {
 // serves with a plain 404, not SQS's: with the real clock the clock
 // endpoints do not exist, and saying so saves a search.
 func registerAdminFallback(mux *http.ServeMux, virtual bool) {
-	msg := "no such endpoint; sqsq serves GET /_sqsq/clock, POST /_sqsq/clock/advance, GET /_sqsq/queues/{name}/receivers and the console (/_sqsq/ui/, /_sqsq/api/)"
+	msg := "no such endpoint; sqsq serves GET /_sqsq/clock, POST /_sqsq/clock/advance, GET /_sqsq/queues/{name}/receivers, GET /_sqsq/health and the console (/_sqsq/ui/, /_sqsq/api/)"
 	if !virtual {
-		msg = "no such endpoint; the clock endpoints under /_sqsq/ exist only with -clock=virtual (the console is at /_sqsq/ui/)"
+		msg = "no such endpoint; the clock endpoints under /_sqsq/ exist only with -clock=virtual (the console is at /_sqsq/ui/, the health check at GET /_sqsq/health)"
 	}
 	mux.HandleFunc("/_sqsq/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, msg)

@@ -39,6 +39,9 @@ type options struct {
 	// The switches of switches.go, as the command line gave them.
 	staleDeleteRemoves switchFlag
 	strictNotInflight  switchFlag
+	// One-shot modes (health.go, version.go): no server is started.
+	healthcheck bool
+	version     bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -64,6 +67,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		"(default: it succeeds and deletes nothing, the unlucky case of AWS's \"might not be deleted\")")
 	fs.Var(&o.strictNotInflight, "strict-not-inflight", "ChangeMessageVisibility on a standard-queue message whose visibility already ended fails with\n"+
 		"MessageNotInflight (default: it succeeds and changes nothing, as observed on AWS)")
+	fs.BoolVar(&o.healthcheck, "healthcheck", false, "start no server: ask GET "+healthPath+" of the server at -addr (on loopback if it listens on all\n"+
+		"interfaces) and exit 0 if it answers ok within 3 s, 1 if not; for a container's HEALTHCHECK")
+	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		code := 2
 		if errors.Is(err, flag.ErrHelp) {
@@ -120,6 +126,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	switch {
+	case o.version:
+		_, err := fmt.Fprintln(stdout, "sqsq", sqsqVersion())
+		return err
+	case o.healthcheck:
+		return checkHealth(ctx, o.addr, healthcheckTimeout, stdout)
+	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: o.logLevel}))
 
 	var clk clock.Clock = clock.New()
@@ -174,6 +187,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	con := console.Handler(b, consoleOpts...)
 	mux.Handle("/_sqsq/api/", con)
 	mux.Handle("/_sqsq/ui/", con)
+	registerHealth(mux, o.clock)
 	registerAdminFallback(mux, mock != nil)
 
 	ln, err := net.Listen("tcp", o.addr)
