@@ -139,6 +139,9 @@ func (b *Broker) CreateQueue(ctx context.Context, in CreateQueueInput) (*Queue, 
 	if err := validateTags(in.Tags); err != nil {
 		return nil, err
 	}
+	if len(in.Tags) > maxTags {
+		return nil, errTooManyTags(in.QueueName)
+	}
 	arn := b.queueARN(in.QueueName)
 	b.syncTasks(arn) // a task's step may need the queue's absence first
 	b.mu.Lock()

@@ -3,6 +3,7 @@ package sqsq_test
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -198,6 +199,7 @@ func TestTagErrorsChangeNothing(t *testing.T) {
 		{"a value of 257 characters is too long", map[string]string{"k": strings.Repeat("v", 257)}},
 		{"a value with a disallowed character", map[string]string{"k": "a*b"}},
 		{"one bad key fails the whole call", map[string]string{"good": "1", "aws:bad": "2"}},
+		{"51 tags are too many", numberedTags(51, "")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.reason, func(t *testing.T) {
@@ -240,6 +242,41 @@ func TestTagLimits(t *testing.T) {
 	}
 	if d := diff(tags, got); d != "" {
 		t.Error(d)
+	}
+}
+
+// numberedTags is n tags k0…, each with a value of prefix and its number.
+func numberedTags(n int, prefix string) map[string]string {
+	tags := make(map[string]string, n)
+	for i := range n {
+		tags["k"+strconv.Itoa(i)] = prefix + strconv.Itoa(i)
+	}
+	return tags
+}
+
+// TestTagCount: a queue holds at most 50 tags; keys it has already do not
+// count again, so retagging a full queue works.
+func TestTagCount(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	if err := f.q.Tag(f.ctx, numberedTags(50, "a")); err != nil {
+		t.Fatalf("50 tags: %v", err)
+	}
+	if err := f.q.Tag(f.ctx, numberedTags(50, "b")); err != nil {
+		t.Fatalf("new values for the 50 keys: %v", err)
+	}
+	err := f.q.Tag(f.ctx, map[string]string{"one-more": "x"})
+	wantErr(t, err, sqsq.CodeInvalidParameterValue, "Too many tags added for queue "+f.q.Name()+".", "the 51st tag")
+	if err := f.q.Untag(f.ctx, "k0"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.q.Tag(f.ctx, map[string]string{"one-more": "x"}); err != nil {
+		t.Errorf("a 50th tag after an untag: %v", err)
+	}
+	_, err = f.b.CreateQueue(f.ctx, sqsq.CreateQueueInput{QueueName: "over", Tags: numberedTags(51, "")})
+	wantErr(t, err, sqsq.CodeInvalidParameterValue, "Too many tags added for queue over.", "CreateQueue with 51 tags")
+	if _, err := f.b.CreateQueue(f.ctx, sqsq.CreateQueueInput{QueueName: "full", Tags: numberedTags(50, "")}); err != nil {
+		t.Errorf("CreateQueue with 50 tags: %v", err)
 	}
 }
 

@@ -7,6 +7,17 @@ import (
 	"unicode/utf8"
 )
 
+// maxTags bounds a queue's tags. AWS's quotas page says only "we don't
+// recommend adding more than 50 tags to a queue"; the SQS emulators that
+// model the API closely (moto, and YDB's SQS-compatible service, which
+// counts the merged set) refuse more than 50 with InvalidParameterValue,
+// and an unbounded map let one client grow the server without end.
+const maxTags = 50
+
+func errTooManyTags(queue string) *Error {
+	return newError(CodeInvalidParameterValue, "Too many tags added for queue %s.", queue)
+}
+
 // validateTags applies the tag rules of semantics §3.16.
 func validateTags(tags map[string]string) *Error {
 	for _, k := range sortedKeys(tags) {
@@ -36,7 +47,8 @@ func validTagText(s string) bool {
 }
 
 // Tag adds tags to the queue, replacing the values of keys it has (TagQueue).
-// Invalid keys or values fail with InvalidParameterValue and change nothing.
+// Invalid keys or values, or more than 50 tags on the queue once they are
+// added, fail with InvalidParameterValue and change nothing.
 func (q *Queue) Tag(ctx context.Context, tags map[string]string) error {
 	if err := q.check(); err != nil {
 		return err
@@ -48,6 +60,15 @@ func (q *Queue) Tag(ctx context.Context, tags map[string]string) error {
 		return err
 	}
 	defer q.mu.Unlock()
+	n := len(q.tags)
+	for k := range tags {
+		if _, ok := q.tags[k]; !ok {
+			n++
+		}
+	}
+	if n > maxTags {
+		return errTooManyTags(q.name)
+	}
 	for k, v := range tags {
 		q.tags[k] = v
 	}

@@ -4,7 +4,9 @@ import (
 	"encoding/base64"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -206,11 +208,9 @@ func sortEntries(buf []byte, base int, entries []mapEntry, sep string) []byte {
 		return buf
 	}
 	old := append([]byte(nil), buf[base:]...)
-	for i := 1; i < len(entries); i++ { // insertion sort: maps here are small
-		for j := i; j > 0 && entries[j-1].key > entries[j].key; j-- {
-			entries[j-1], entries[j] = entries[j], entries[j-1]
-		}
-	}
+	// O(n log n) whatever the map: message attributes are few, but a
+	// queue's tags or attributes need not be.
+	slices.SortFunc(entries, func(a, b mapEntry) int { return strings.Compare(a.key, b.key) })
 	buf = buf[:base]
 	for i, e := range entries {
 		if i > 0 {
