@@ -190,8 +190,11 @@ func (q *Queue) take(in *ReceiveInput, max int, now int64, dlq *Queue) (out []Me
 	for _, m := range q.again {
 		q.makeAvailable(m, now)
 	}
-	clear(q.again)
-	q.again = q.again[:0]
+	if len(q.again) > 0 {
+		clear(q.again)
+		q.again = q.again[:0]
+		q.compact() // each went back with a new index entry; the old ones are stale
+	}
 	if len(out) > 0 && in.ReceiveRequestAttemptId != "" {
 		q.recordAttempt(in.ReceiveRequestAttemptId, in, out, vis, now)
 	}

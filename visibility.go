@@ -172,6 +172,7 @@ func (q *Queue) changeVisibility(rh string, timeout time.Duration, now int64, en
 	if timeout == 0 {
 		q.makeAvailable(m, now)
 		q.wakeN(1)
+		q.compact() // the pending entry it left is stale
 		return nil
 	}
 	q.makePending(m, stateInflight, now+int64(timeout))
