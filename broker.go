@@ -41,6 +41,7 @@ type Broker struct {
 	queues     map[string]*Queue
 	queuesPeak mapPeak               // see shrinkMap
 	deleted    expiringMap[struct{}] // names deleted within the recreate delay (recreate.go)
+	released   bool                  // by Release: the namespace has another broker now
 }
 
 // NewBroker returns an empty broker configured by opts.
@@ -154,6 +155,10 @@ func (b *Broker) CreateQueue(ctx context.Context, in CreateQueueInput) (*Queue, 
 		b.syncTasks(arn) // may panic in the user's Observer, with b.mu not held
 		b.mu.Lock()
 		now = b.clock.Now()
+	}
+	if b.released { // the namespace's queues go to its current broker
+		b.mu.Unlock()
+		return b.w.root.Scope(b.cfg.accountID, b.cfg.region).CreateQueue(ctx, in)
 	}
 	defer b.mu.Unlock() // only now: a deferred unlock of a mutex not held is fatal
 	if q, ok := b.queues[in.QueueName]; ok {

@@ -110,6 +110,38 @@ func (b *Broker) Scope(accountID, region string) *Broker {
 	return m
 }
 
+// Release forgets b, a namespace that [Broker.Scope] made, if it holds
+// nothing: no queue, and no name of a queue deleted within the recreate
+// delay (whose rule it keeps). It reports whether b is released. A later
+// Scope call for the same account and region makes a new, empty broker,
+// so a server can let the namespaces of made-up accounts and regions go.
+// A released broker still works for a caller that holds it — a queue it
+// creates goes to the namespace's current broker — and the broker
+// [NewBroker] made is never released.
+func (b *Broker) Release() bool {
+	w := b.w
+	if b == w.root {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.released {
+		return true
+	}
+	b.deleted.expire(b.clock.Now().UnixNano())
+	if len(b.queues) > 0 || b.deleted.len() > 0 {
+		return false
+	}
+	k := scopeKey{b.cfg.accountID, b.cfg.region}
+	w.mu.Lock()
+	if w.members[k] == b {
+		delete(w.members, k)
+	}
+	w.mu.Unlock()
+	b.released = true
+	return true
+}
+
 // Scopes returns the brokers of b's endpoint: the one [NewBroker] made and
 // every one [Broker.Scope] has made since, in order of account id, then
 // region. It creates none.

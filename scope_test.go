@@ -549,3 +549,49 @@ func ExampleBroker_Scope() {
 	// https://sqs.us-east-1.sqsq.invalid/111111111111/dlq
 	// poison from arn:aws:sqs:us-east-1:000000000000:orders
 }
+
+// TestScopeRelease: a namespace that holds nothing can be let go; one
+// with a queue, or with a name deleted within the recreate delay, cannot;
+// the root never is; and a queue created through a released broker lands in
+// the namespace's current one.
+func TestScopeRelease(t *testing.T) {
+	t.Parallel()
+	ctx, clk := context.Background(), clock.NewMock()
+	b := sqsq.NewBroker(sqsq.WithClock(clk))
+	defer b.Close()
+	if b.Release() {
+		t.Error("the root broker was released")
+	}
+	west := b.Scope(otherAccount, otherRegion)
+	q, err := west.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: "q"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if west.Release() {
+		t.Error("a namespace holding a queue was released")
+	}
+	if err := west.DeleteQueue(ctx, q.URL()); err != nil {
+		t.Fatal(err)
+	}
+	if west.Release() {
+		t.Error("released within the recreate delay of a deleted name")
+	}
+	clk.Add(61 * time.Second)
+	if !west.Release() || !west.Release() {
+		t.Fatal("an empty namespace was not released")
+	}
+	if len(b.Scopes()) != 1 {
+		t.Errorf("Scopes() = %d brokers after the release, want 1", len(b.Scopes()))
+	}
+	again, err := west.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: "q2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	current := b.Scope(otherAccount, otherRegion)
+	if current == west {
+		t.Fatal("Scope returned the released broker")
+	}
+	if got, err := current.GetQueue(ctx, "q2"); err != nil || got != again {
+		t.Errorf("the queue created through the released broker: %v, %v; want it in the current one", got, err)
+	}
+}

@@ -18,8 +18,9 @@ import (
 
 // maxScopes bounds the scopes a handler opens besides the broker's own:
 // every new access key id or region of a client would otherwise cost the
-// server a namespace for good. A request for one more scope is refused
-// with InvalidClientTokenId.
+// server a namespace for good. At the bound, the scopes that hold no queue
+// are let go (sqsq.Broker.Release); a request for one more while all hold
+// queues is refused with InvalidClientTokenId.
 const maxScopes = 64
 
 // maxScopedClients bounds the cache of adapters of other scopes, by base
@@ -53,9 +54,12 @@ func (h *handler) clientFor(r *http.Request, base string) (*awssqs.Client, *wire
 	b := h.scopes[k.scopeKey]
 	if b == nil {
 		if len(h.scopes) >= maxScopes {
+			h.releaseEmptyScopes()
+		}
+		if len(h.scopes) >= maxScopes {
 			return nil, newWireError(codeInvalidClientTokenId, "The security token included in the request is invalid: sqsq serves at most "+
-				strconv.Itoa(maxScopes)+" accounts and regions besides its default on one endpoint, and this request is for one more (account "+
-				account+", region "+region+").")
+				strconv.Itoa(maxScopes)+" accounts and regions besides its default on one endpoint, each of which holds queues now, and this request is for one more (account "+
+				account+", region "+region+"); deleting every queue of one lets it go.")
 		}
 		if h.scopes == nil {
 			h.scopes = map[scopeKey]*sqsq.Broker{}
@@ -69,6 +73,23 @@ func (h *handler) clientFor(r *http.Request, base string) (*awssqs.Client, *wire
 		h.scoped[k] = c
 	}
 	return c, nil
+}
+
+// releaseEmptyScopes lets go of the scopes that hold no queue (see
+// sqsq.Broker.Release), so that a client that tried made-up accounts or
+// regions does not shut the next ones out. Caller holds h.scopeMu.
+func (h *handler) releaseEmptyScopes() {
+	for k, b := range h.scopes {
+		if !b.Release() {
+			continue
+		}
+		delete(h.scopes, k)
+		for ck := range h.scoped {
+			if ck.scopeKey == k {
+				delete(h.scoped, ck)
+			}
+		}
+	}
 }
 
 // requestScope is the account and region a request is for, and why the

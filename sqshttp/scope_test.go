@@ -273,18 +273,33 @@ func TestScopeFromHostAndPresignedURL(t *testing.T) {
 }
 
 // TestScopeLimit: a handler opens at most 64 scopes besides the broker's
-// own; a request for one more is refused with InvalidClientTokenId (403)
-// and opens nothing, while the open ones keep working.
+// own. At the bound it lets go of those that hold no queue, so made-up
+// accounts and regions do not shut the next ones out; while every one
+// holds a queue, a request for one more is refused with
+// InvalidClientTokenId (403) and opens nothing, and the open ones keep
+// working. Deleting a scope's queues (once the recreate delay is over)
+// makes room again.
 func TestScopeLimit(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	b, _ := suite.NewBroker(t)
+	b, clk := suite.NewBroker(t)
 	srv := newServer(t, b)
 	key := func(i int) string { return "9" + strings.Repeat("0", 8) + strconv.Itoa(100+i) }
-	for i := 0; i < 64; i++ {
+	for i := 0; i < 200; i++ { // empty scopes: each is let go when room is needed
 		if _, err := signedClient(srv, "us-east-1", key(i)).ListQueues(ctx, &sqs.ListQueuesInput{}); err != nil {
+			t.Fatalf("empty scope %d: %v", i, err)
+		}
+	}
+	if n := len(b.Scopes()); n > 65 {
+		t.Errorf("%d scopes after 200 made-up accounts that hold nothing, want at most 65", n)
+	}
+	urls := make([]string, 64)
+	for i := 0; i < 64; i++ {
+		out, err := signedClient(srv, "us-east-1", key(i)).CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("q")})
+		if err != nil {
 			t.Fatalf("scope %d: %v", i, err)
 		}
+		urls[i] = *out.QueueUrl
 	}
 	for _, p := range protocols {
 		_, err := signedClient(srv, "us-east-1", key(64), p.opt).CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("q")})
@@ -298,9 +313,18 @@ func TestScopeLimit(t *testing.T) {
 		t.Errorf("the refused request created %s", q.ARN())
 	}
 	// The default scope and the open ones still answer.
-	for _, k := range []string{"AKIDEXAMPLE", "000000000000", key(0), key(63)} {
-		if _, err := signedClient(srv, "us-east-1", k).ListQueues(ctx, &sqs.ListQueuesInput{}); err != nil {
-			t.Errorf("key %s: %v", k, err)
+	for k, want := range map[string]int{"AKIDEXAMPLE": 0, "000000000000": 0, key(0): 1, key(63): 1} { // the default scope holds none
+		out, err := signedClient(srv, "us-east-1", k).ListQueues(ctx, &sqs.ListQueuesInput{})
+		if err != nil || len(out.QueueUrls) != want {
+			t.Errorf("key %s: %v, %v; want %d queues", k, out.QueueUrls, err, want)
 		}
+	}
+	// One scope empties; after the recreate delay it is let go for a new one.
+	if _, err := signedClient(srv, "us-east-1", key(0)).DeleteQueue(ctx, &sqs.DeleteQueueInput{QueueUrl: &urls[0]}); err != nil {
+		t.Fatal(err)
+	}
+	clk.Add(61 * time.Second)
+	if _, err := signedClient(srv, "us-east-1", key(64)).CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("q")}); err != nil {
+		t.Errorf("a new scope once another emptied: %v", err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -151,7 +152,11 @@ func (a admin) receivers(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	b := a.b
+	b, ref := a.b, r.PathValue("name")
+	if strings.ContainsAny(ref, "/:") {
+		writeError(w, http.StatusNotFound, "The specified queue does not exist.")
+		return
+	}
 	if account, region := r.URL.Query().Get("account"), r.URL.Query().Get("region"); account != "" || region != "" {
 		// A queue of another account or region (see sqsq.Broker.Scope).
 		account, region = cmp.Or(account, b.AccountID()), cmp.Or(region, b.Region())
@@ -159,9 +164,11 @@ func (a admin) receivers(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusBadRequest, "account and region must be letters, digits, '-' and '_'")
 			return
 		}
-		b = b.Scope(account, region)
+		// By the queue's URL path, which finds it without opening a
+		// namespace for whatever strings a request brings.
+		ref = "/queue/" + region + "/" + account + "/" + ref
 	}
-	q, err := b.GetQueue(r.Context(), r.PathValue("name"))
+	q, err := b.GetQueue(r.Context(), ref)
 	if err != nil {
 		writeError(w, http.StatusNotFound, err.Error())
 		return

@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -172,5 +173,33 @@ func TestAdvanceConcurrent(t *testing.T) {
 	want := start.Add(writers * advances * time.Second)
 	if got := clk.Now(); !got.Equal(want) {
 		t.Errorf("the clock is at %v after %d advances of 1s, want %v (lost %v)", got, writers*advances, want, want.Sub(got))
+	}
+}
+
+// TestReceiversOpensNoNamespace: ?account= and ?region= find a queue of
+// another namespace, and never open one: 1,000 requests for made-up
+// namespaces leave the broker's namespaces as they were.
+func TestReceiversOpensNoNamespace(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewMock()
+	b := sqsq.NewBroker(sqsq.WithClock(clk))
+	t.Cleanup(func() { _ = b.Close() })
+	mux := http.NewServeMux()
+	admin{b: b, clk: clk, mu: new(sync.Mutex)}.register(mux)
+	if _, err := b.Scope("111111111111", "eu-west-1").CreateQueue(t.Context(), sqsq.CreateQueueInput{QueueName: "q"}); err != nil {
+		t.Fatal(err)
+	}
+	before := len(b.Scopes())
+	for i := range 1000 {
+		code, body := serveAdmin(mux, "GET", "/_sqsq/queues/q/receivers?atLeast=0&account=a"+strconv.Itoa(i)+"&region=r"+strconv.Itoa(i), "")
+		if code != http.StatusNotFound {
+			t.Fatalf("a made-up namespace: %d %s", code, body)
+		}
+	}
+	if after := len(b.Scopes()); after != before {
+		t.Errorf("%d namespaces after the requests, %d before", after, before)
+	}
+	if code, body := serveAdmin(mux, "GET", "/_sqsq/queues/q/receivers?atLeast=0&account=111111111111&region=eu-west-1", ""); code != http.StatusOK {
+		t.Errorf("the queue of another namespace: %d %s", code, body)
 	}
 }
