@@ -1,6 +1,9 @@
 package console
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -43,7 +46,8 @@ type messageAttribute struct {
 // Query: state (available, delayed, inflight, held; comma-separated or
 // repeated), group (a FIFO message group), limit (1–1000, default 100),
 // cursor (nextCursor of the previous page), bodyPrefix (bytes of each body
-// to return; 0, the default, returns them whole).
+// to return; 0, the default, returns them whole). The answer is streamed,
+// and a page ends early, with a nextCursor, once its bodies reach 8 MiB.
 func (c *console) peek(w http.ResponseWriter, r *http.Request) {
 	_, q, ok := c.queue(w, r) // first, as SQS resolves the queue before the parameters
 	if !ok {
@@ -64,21 +68,110 @@ func (c *console) peek(w http.ResponseWriter, r *http.Request) {
 	if in.BodyPrefix, ok = intParam(w, query.Get("bodyPrefix"), "bodyPrefix"); !ok {
 		return
 	}
-	page, err := q.Peek(r.Context(), in)
+	c.streamPage(w, r, q, in)
+}
+
+// maxPageBytes bounds the bodies and attribute values of one page of
+// …/messages: a page stops early, with a nextCursor, once they reach it,
+// so 1,000 messages of 1 MiB cost the server one page of 8 MiB at a time.
+const maxPageBytes = 8 << 20
+
+// peekChunk is the most messages streamPage asks Peek for at a time: the
+// messages it holds at once.
+const peekChunk = 16
+
+// streamPage writes the page of in as it reads it from the queue, a few
+// messages at a time, never the whole page in memory: the first Peek's
+// error is answered as usual; the page ends at in.Limit messages (100 by
+// default), at maxPageBytes of bodies, or at the end of the queue.
+func (c *console) streamPage(w http.ResponseWriter, r *http.Request, q *sqsq.Queue, in sqsq.PeekInput) {
+	limit := in.Limit
+	if limit == 0 {
+		limit = 100
+	}
+	sub := in
+	sub.Limit = 1 // the size of what follows is not known yet
+	if limit > 1000 {
+		sub.Limit = limit // for Peek's error
+	}
+	page, err := q.Peek(r.Context(), sub) // validates in
 	if err != nil {
 		fail(w, err)
 		return
 	}
 	now := c.now()
-	out := make([]message, 0, len(page.Messages))
-	for _, m := range page.Messages {
-		out = append(out, toMessage(m, now))
+	setJSONHeaders(w)
+	w.WriteHeader(http.StatusOK)
+	var buf []byte
+	_, _ = io.WriteString(w, `{"messages":[`)
+	n, size := 0, 0
+	for {
+		for _, m := range page.Messages {
+			if n > 0 {
+				_, _ = io.WriteString(w, ",")
+			}
+			buf = writeMessage(w, buf, toMessage(m, now))
+			n++
+			size += len(m.Body)
+			for _, a := range m.MessageAttributes {
+				size += len(a.StringValue) + len(a.BinaryValue)
+			}
+		}
+		if page.NextCursor == "" || n >= limit || size >= maxPageBytes {
+			break
+		}
+		// As many as fit the byte cap at the sizes seen so far, so the
+		// page stops near it (a page ends only where a Peek does).
+		fit := (maxPageBytes - size) / max(size/n, 1)
+		sub.Cursor, sub.Limit = page.NextCursor, max(min(limit-n, peekChunk, fit), 1)
+		next, err := q.Peek(r.Context(), sub)
+		if err != nil { // the queue went away meanwhile: the page ends here
+			page.NextCursor = ""
+			break
+		}
+		page = next
 	}
-	writeJSON(w, http.StatusOK, struct {
-		Messages   []message `json:"messages"`
-		NextCursor string    `json:"nextCursor"`
-		Now        time.Time `json:"now"`
-	}{out, page.NextCursor, now})
+	cursor, _ := json.Marshal(page.NextCursor)
+	at, _ := json.Marshal(now)
+	_, _ = io.WriteString(w, `],"nextCursor":`+string(cursor)+`,"now":`+string(at)+"}\n")
+}
+
+// writeMessage writes m as JSON, its body streamed from the stored string
+// through buf (returned for reuse) rather than copied into an encoding of
+// the whole message: what serving a page allocates does not grow with its
+// bodies.
+func writeMessage(w io.Writer, buf []byte, m message) []byte {
+	body := m.Body
+	m.Body = ""
+	head, _ := json.Marshal(m) // {"messageId":"…","body":"",…}: the body is the second field
+	i := bytes.Index(head, []byte(`,"body":""`)) + len(`,"body":"`)
+	_, _ = w.Write(head[:i])
+	buf = appendJSONString(buf[:0], body, w)
+	_, _ = w.Write(buf)
+	_, _ = w.Write(head[i:])
+	return buf[:0]
+}
+
+// appendJSONString appends the escaped content of s (without quotes) to
+// buf, writing buf to w and starting over whenever it passes 32 KiB. No
+// HTML escapes: the answer is read by fetch(), never as HTML (nosniff).
+func appendJSONString(buf []byte, s string, w io.Writer) []byte {
+	const hex = "0123456789abcdef"
+	for i := 0; i < len(s); i++ {
+		if len(buf) >= 32<<10 {
+			_, _ = w.Write(buf)
+			buf = buf[:0]
+		}
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			buf = append(buf, '\\', c)
+		case c < 0x20:
+			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		default:
+			buf = append(buf, c)
+		}
+	}
+	return buf
 }
 
 // intParam parses the query parameter name, a count ("" is 0).
