@@ -313,22 +313,18 @@ func (h *handler) invoke(r *http.Request, o *operation, base string, in any, zer
 		return nil, werr
 	}
 	noteNamespace(r, h.b, in)
-	ctx := r.Context()
-	draining := false
-	if h.cfg.drain != nil && o.name == "ReceiveMessage" {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithCancel(ctx)
-		defer cancel()
-		stop := context.AfterFunc(h.cfg.drain, cancel)
-		defer stop()
-		draining = true
+	ctx, early := r.Context(), func() bool { return false }
+	if o.name == "ReceiveMessage" { // a wait the server may end (WithDrain, WithEarlyEnd)
+		var done func()
+		ctx, early, done = h.receiveContext(r)
+		defer done()
 	}
 	ctx = present.NewContext(ctx, zeros)
 	out, err := o.call(ctx, c, in)
 	if err == nil {
 		return out, nil
 	}
-	if draining && errors.Is(err, context.Canceled) && h.cfg.drain.Err() != nil && r.Context().Err() == nil {
+	if errors.Is(err, context.Canceled) && early() {
 		return &sqs.ReceiveMessageOutput{}, nil // as if the wait had ended
 	}
 	werr = errorFor(err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"time"
 )
 
 // limitListener accepts at most cap(slots) connections at once: each
@@ -17,17 +18,22 @@ type limitListener struct {
 	slots     chan struct{}
 	closed    chan struct{}
 	closeOnce sync.Once
+	// full, if set, is called when no slot is free, and every
+	// fullRetry while none is, to take one back (see fairness).
+	full func() bool
 }
+
+// fullRetry is how often a blocked Accept asks full for a slot again: a
+// connection ended early may take a moment to close.
+const fullRetry = 250 * time.Millisecond
 
 func newLimitListener(l net.Listener, n int) *limitListener {
 	return &limitListener{Listener: l, slots: make(chan struct{}, n), closed: make(chan struct{})}
 }
 
 func (l *limitListener) Accept() (net.Conn, error) {
-	select {
-	case l.slots <- struct{}{}:
-	case <-l.closed:
-		return nil, net.ErrClosed
+	if err := l.slot(); err != nil {
+		return nil, err
 	}
 	c, err := l.Listener.Accept()
 	if err != nil {
@@ -35,6 +41,35 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		return nil, err
 	}
 	return &limitConn{Conn: c, release: func() { <-l.slots }}, nil
+}
+
+// slot takes a slot, waiting for one; while none is free it asks full to
+// take one back.
+func (l *limitListener) slot() error {
+	select {
+	case l.slots <- struct{}{}:
+		return nil
+	case <-l.closed:
+		return net.ErrClosed
+	default:
+	}
+	var retry <-chan time.Time
+	if l.full != nil {
+		l.full()
+		t := time.NewTicker(fullRetry)
+		defer t.Stop()
+		retry = t.C
+	}
+	for {
+		select {
+		case l.slots <- struct{}{}:
+			return nil
+		case <-l.closed:
+			return net.ErrClosed
+		case <-retry:
+			l.full()
+		}
+	}
 }
 
 // Close closes the listener and ends an Accept waiting for a slot.

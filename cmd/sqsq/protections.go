@@ -14,7 +14,9 @@ import (
 //
 //   - a connection: at most -max-conns (1024) at once, each with a
 //     goroutine and about 8 KiB of buffers; the listener accepts no more
-//     until one closes, so file descriptors stay bounded;
+//     until one closes, so file descriptors stay bounded, and takes a slot
+//     back for a waiting client from an idle keep-alive connection or a
+//     parked long poll (fairness.go), so pollers cannot shut others out;
 //   - request headers: at most maxHeaderBytes each, sent within
 //     -read-header-timeout (10 s);
 //   - a request body: buffered as it arrives, never by its announced

@@ -194,10 +194,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv := o.server(logRequests(log, sqshttp.LoopbackOnly(mux, o.allowedHosts()...)))
-	srv.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
+	var h http.Handler = logRequests(log, sqshttp.LoopbackOnly(mux, o.allowedHosts()...))
+	var fair *fairness
 	if o.maxConns > 0 {
-		ln = newLimitListener(ln, o.maxConns)
+		fair = newFairness(log, o.maxConns)
+		h = fair.wrap(h)
+	}
+	srv := o.server(h)
+	srv.ErrorLog = slog.NewLogLogger(log.Handler(), slog.LevelWarn)
+	if fair != nil {
+		srv.ConnState = fair.connState
+		limited := newLimitListener(ln, o.maxConns)
+		limited.full = fair.free
+		ln = limited
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
