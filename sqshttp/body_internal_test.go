@@ -179,3 +179,47 @@ func TestReadBodyBudget(t *testing.T) {
 		t.Errorf("at the end the bodies hold %d bytes, want 0", held)
 	}
 }
+
+// Clients that stall in the middle of large bodies hold at most the large
+// bodies' share of the budget: 40 that each push 3 MiB of a 4 MiB body
+// and stall leave room for every small request (a ListQueues got 503 until
+// their read timeout).
+func TestReadBodyStalledLargeBodiesLeaveRoom(t *testing.T) {
+	t.Parallel()
+	h := newTestHandler(t) // 4 MiB bodies, 64 MiB in flight
+	chunk := bytes.Repeat([]byte(" "), 3<<20)
+	var stalled []*stalledBody
+	var dones []<-chan *wireError
+	refused := 0
+	for range 40 {
+		s := newStalledBody(chunk)
+		done := readBodyAsync(h, bodyRequest(s, 4<<20))
+		select {
+		case <-s.started:
+			stalled, dones = append(stalled, s), append(dones, done)
+		case werr := <-done:
+			if werr == nil || werr.err.Code != sqsq.CodeServiceUnavailable {
+				t.Fatalf("a large body past its share: %v", werr)
+			}
+			refused++
+		}
+	}
+	if refused == 0 || h.receiving.Load() > 56<<20 {
+		t.Errorf("%d large bodies refused, %d bytes held: want the large share (56 MiB) full and the rest refused", refused, h.receiving.Load())
+	}
+	r := httptest.NewRequest("POST", "/", strings.NewReader("{}"))
+	r.Header.Set("Content-Type", jsonContentType)
+	r.Header.Set("X-Amz-Target", "AmazonSQS.ListQueues")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	if w.Code != http.StatusOK {
+		t.Errorf("ListQueues while large bodies are stalled: %d %s", w.Code, w.Body)
+	}
+	for i, s := range stalled {
+		s.end()
+		<-dones[i]
+	}
+	if held := h.receiving.Load(); held != 0 {
+		t.Errorf("at the end the bodies hold %d bytes, want 0", held)
+	}
+}

@@ -112,9 +112,10 @@
 // The handler protects what it owns, the request bodies: it reads a body as
 // it arrives, never allocating by the announced Content-Length, refuses
 // one over [WithMaxRequestBytes] (4 MiB), and bounds the memory of all
-// bodies being received at once by [WithMaxRequestBytesInFlight] (64 MiB;
-// beyond it a request gets HTTP 503 ServiceUnavailable, which the SDKs
-// retry). The rest belongs to the server that runs it, and cmd/sqsq sets
+// bodies being received at once by [WithMaxRequestBytesInFlight] (64 MiB,
+// of which bodies past 64 KiB share 56 MiB, so clients stalled in large
+// bodies leave room for small requests; beyond it a request gets HTTP 503
+// ServiceUnavailable, which the SDKs retry). The rest belongs to the server that runs it, and cmd/sqsq sets
 // it: on the http.Server a ReadHeaderTimeout, a ReadTimeout (net/http
 // clears the read deadline once the body is read, so it does not cut a
 // long poll's wait, which is the response's), an IdleTimeout for

@@ -247,7 +247,7 @@ func (h *handler) readBody(r *http.Request) (*bytes.Buffer, *wireError) {
 				n = min(n, announced) // the +1 reads the end without growing
 			}
 			// Charge the growth: the old array is garbage once copied.
-			if !h.charge(n - held) {
+			if !h.charge(n-held, n > smallBody) {
 				h.putBody(buf)
 				return nil, newWireError(sqsq.CodeServiceUnavailable, "The request bodies being received hold the "+
 					strconv.FormatInt(h.inFlightBudget(), 10)+" bytes the server allows them; retry later.")
@@ -282,10 +282,20 @@ const bodyChunk = 4 << 10
 // configured budget, and at least one body of the largest size.
 func (h *handler) inFlightBudget() int64 { return max(h.cfg.maxInFlight, h.cfg.maxBody+1) }
 
+// smallBody is the size up to which a body may use the whole budget.
+// Larger ones share all but an eighth of it, which is kept for small
+// bodies — nearly every SQS request is a few KiB — so that clients that
+// stall in the middle of large bodies cannot starve the rest: 40 of 3 MiB
+// each held the whole 64 MiB, and every other request got 503.
+const smallBody = 64 << 10
+
 // charge takes n bytes of the in-flight budget, or reports that they are
-// not there.
-func (h *handler) charge(n int64) bool {
+// not there; a body growing past smallBody (large) has the smaller share.
+func (h *handler) charge(n int64, large bool) bool {
 	budget := h.inFlightBudget()
+	if large {
+		budget = max(budget-budget/8, h.cfg.maxBody+1)
+	}
 	for {
 		cur := h.receiving.Load()
 		if cur+n > budget {

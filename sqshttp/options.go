@@ -83,7 +83,10 @@ func WithMaxRequestBytes(n int64) Option {
 // request whose body would take the budget past its end is refused at once
 // with HTTP 503 and the error code ServiceUnavailable, which the AWS SDKs
 // retry, so clients that stall mid-body cannot make the server hold more
-// than this. n ≤ 0 restores the default.
+// than this. Bodies past 64 KiB share all but an eighth of the budget,
+// which stays for the small bodies of nearly every SQS request, so clients
+// stalled in large bodies cannot starve the others. n ≤ 0 restores the
+// default.
 func WithMaxRequestBytesInFlight(n int64) Option {
 	return optionFunc(func(c *config) {
 		if n > 0 {
