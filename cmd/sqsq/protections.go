@@ -22,7 +22,8 @@ import (
 //   - a request body: buffered as it arrives, never by its announced
 //     length, at most 4 MiB (sqshttp.DefaultMaxRequestBytes), sent with its
 //     headers within -read-timeout (30 s); all bodies being received hold
-//     at most 64 MiB together (sqshttp.DefaultMaxRequestBytesInFlight),
+//     at most 64 MiB together (sqshttp.DefaultMaxRequestBytesInFlight;
+//     bodies past 64 KiB share 56 MiB of it, so small requests get through),
 //     beyond which a request is refused with 503 ServiceUnavailable, which
 //     the SDKs retry;
 //   - an idle keep-alive connection: closed after -idle-timeout (60 s).
