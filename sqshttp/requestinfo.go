@@ -42,8 +42,13 @@ type infoKey struct{}
 
 // WithRequestInfo returns r with an empty RequestInfo that the handlers of
 // this package ([NewHandler], [LoopbackOnly]) fill in while they serve the
-// returned request. Read it once ServeHTTP has returned.
+// returned request. Read it once ServeHTTP has returned. If r carries one
+// already (middleware around middleware), it returns r and that one, so
+// every layer reads the same facts.
 func WithRequestInfo(r *http.Request) (*http.Request, *RequestInfo) {
+	if info := requestInfo(r); info != nil {
+		return r, info
+	}
 	info := &RequestInfo{}
 	return r.WithContext(context.WithValue(r.Context(), infoKey{}, info)), info
 }

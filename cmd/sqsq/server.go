@@ -194,7 +194,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var h http.Handler = logRequests(log, sqshttp.LoopbackOnly(mux, o.allowedHosts()...))
+	mem := newMemReleaser()
+	defer mem.stop()
+	var h http.Handler = logRequests(log, mem.wrap(sqshttp.LoopbackOnly(mux, o.allowedHosts()...)))
 	var fair *fairness
 	if o.maxConns > 0 {
 		fair = newFairness(log, o.maxConns)
