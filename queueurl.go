@@ -37,21 +37,10 @@ func (b *Broker) queueURL(name string) string { return b.urlAt(b.cfg.baseURL, na
 
 func (b *Broker) urlAt(base, name string) string {
 	region := b.cfg.region
-	if region == b.w.root.cfg.region || awsname.HostRegion(hostOf(base)) == region {
+	if region == b.w.root.cfg.region || awsname.HostRegion(awsname.URLHost(base)) == region {
 		return base + "/" + b.cfg.accountID + "/" + name
 	}
 	return base + queuePathPrefix + region + "/" + b.cfg.accountID + "/" + name
-}
-
-// hostOf is the host (and port) of a URL or of a base such as
-// "https://host:port".
-func hostOf(u string) string {
-	_, rest, ok := strings.Cut(u, "://")
-	if !ok {
-		return ""
-	}
-	host, _, _ := strings.Cut(rest, "/")
-	return host
 }
 
 // Locate reports which account, region and queue name ref — a queue name,

@@ -52,37 +52,10 @@ fi
 [ $((${#clis[@]} + ${#pythons[@]})) -gt 0 ] || fail "no client to run (install awscli and python3-boto3)"
 
 tmp=$(mktemp -d)
-pid=""
-# stop sends SIGTERM and requires a graceful exit, 0.
-stop() {
-	[ -n "$pid" ] || return 0
-	local p=$pid code=0
-	pid=""
-	kill -TERM "$p" 2>/dev/null || true
-	wait "$p" || code=$?
-	[ "$code" -eq 0 ] || { cat "$tmp/err" >&2; fail "sqsq exited with $code on SIGTERM"; }
-}
-trap 'stop; rm -rf "$tmp"' EXIT
-
-bin=$tmp/sqsq
-if [ -n "${SQSQ_BIN:-}" ]; then
-	[ -f "$SQSQ_BIN" ] && [ -x "$SQSQ_BIN" ] || fail "SQSQ_BIN=$SQSQ_BIN is not an executable file"
-	bin=$SQSQ_BIN
-	say "sqsq: $bin ($("$bin" -version))"
-else
-	go build -o "$bin" ./cmd/sqsq
-fi
-: >"$tmp/out" # exists before the background job opens it
-# The real clock (no -clock flag); the debug log times each request.
-"$bin" -addr 127.0.0.1:0 -log-level debug >"$tmp/out" 2>"$tmp/err" &
-pid=$!
-url=""
-for _ in $(seq 100); do
-	url=$(grep -o 'serving SQS on http://[^ ]*' "$tmp/out" | cut -d' ' -f4) && [ -n "$url" ] && break
-	kill -0 "$pid" 2>/dev/null || { cat "$tmp/err" >&2; pid=""; fail "sqsq exited"; }
-	sleep 0.1
-done
-[ -n "$url" ] || fail "sqsq did not print its address"
+# shellcheck source=interop/server.sh
+. interop/server.sh
+trap 'stop_sqsq; rm -rf "$tmp"' EXIT
+start_sqsq # the real clock (no -clock flag); the debug log times each request
 acct=000000000000 region=us-east-1
 
 # Dummy credentials, and no user config or metadata service lookups.
@@ -277,5 +250,5 @@ done
 # No client request may have made the server fail.
 if grep -E "(^| )status=5[0-9][0-9]( |$)" "$tmp/err" >&2; then fail "sqsq answered 5xx (above)"; fi
 requests=$(grep -c " msg=request " "$tmp/err" || true)
-stop
+stop_sqsq
 say "PASS: $requests requests from ${#clis[@]} AWS CLI(s), ${#pythons[@]} boto3(s); sqsq exited 0 on SIGTERM; $(($(ms) - script_start)) ms in all"

@@ -27,32 +27,10 @@ done
 [ -d interop/node_modules/sqs-consumer ] || (cd interop && npm ci --no-audit --no-fund >/dev/null)
 
 tmp=$(mktemp -d)
-pid=""
-stop() {
-	[ -n "$pid" ] || return 0
-	local p=$pid code=0
-	pid=""
-	kill -TERM "$p" 2>/dev/null || true
-	wait "$p" || code=$?
-	[ "$code" -eq 0 ] || fail "sqsq exited with $code on SIGTERM"
-}
-trap 'stop; rm -rf "$tmp"' EXIT
-
-bin=${SQSQ_BIN:-}
-if [ -z "$bin" ]; then
-	bin=$tmp/sqsq
-	go build -o "$bin" ./cmd/sqsq
-fi
-: >"$tmp/out"
-"$bin" -addr 127.0.0.1:0 -log-level debug >"$tmp/out" 2>"$tmp/err" &
-pid=$!
-url=""
-for _ in $(seq 100); do
-	url=$(grep -o 'serving SQS on http://[^ ]*' "$tmp/out" | cut -d' ' -f4) && [ -n "$url" ] && break
-	kill -0 "$pid" 2>/dev/null || { pid=""; fail "sqsq exited"; }
-	sleep 0.1
-done
-[ -n "$url" ] || fail "sqsq did not print its address"
+# shellcheck source=interop/server.sh
+. interop/server.sh
+trap 'stop_sqsq; rm -rf "$tmp"' EXIT
+start_sqsq
 
 # Dummy credentials; no user config, profile or region from this machine.
 export AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test
@@ -108,5 +86,5 @@ grep -q 'level=WARN msg=request .*op=GetQueueUrl account=000000000000 region=eu-
 	fail "no warn line with the hint in the log"
 grep -q 'op=ReceiveMessage account=000000000000 region=eu-west-1 queue=west-jobs status=200' "$tmp/err" ||
 	fail "no log line of the CLI's receive in eu-west-1's namespace"
-stop
+stop_sqsq
 say "ok: the AWS CLI (us-east-1), boto3 (eu-west-1) and sqs-consumer (no region) share queues by URL"

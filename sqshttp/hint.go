@@ -70,7 +70,7 @@ func (h *handler) hintMissing(ctx context.Context, r *http.Request, in any, base
 	switch {
 	case byURL && strings.HasPrefix(ref, "arn:"):
 		why = "the region and account its ARN names"
-	case byURL && (strings.Contains(ref, "/queue/") || awsname.HostRegion(hostOf(ref)) != ""):
+	case byURL && (strings.Contains(ref, "/queue/") || awsname.HostRegion(awsname.URLHost(ref)) != ""):
 		why = "the region and account its queue URL names"
 	case byURL:
 		why = "the account its queue URL names, in the endpoint's default region (a queue URL without /queue/{region}/ names it)"
@@ -139,14 +139,4 @@ func withHint(r *http.Request, e *wireError, hint string) *wireError {
 		info.Hint = hint
 	}
 	return e
-}
-
-// hostOf is the host of a URL, or "".
-func hostOf(u string) string {
-	_, rest, ok := strings.Cut(u, "://")
-	if !ok {
-		return ""
-	}
-	host, _, _ := strings.Cut(rest, "/")
-	return host
 }

@@ -7,7 +7,6 @@ package sqshttp_test
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -108,32 +107,11 @@ func TestRegionTrapWhy(t *testing.T) {
 		{"a credential region that is no region", "", "AWS4-HMAC-SHA256 Credential=AKID/20240101/local/sqs/aws4_request, SignedHeaders=host, Signature=00",
 			"the endpoint's default region: this request is signed for local, which is not an AWS region's name"},
 	} {
-		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/?Action=GetQueueUrl&QueueName=orders", nil)
-		if tt.host != "" {
-			req.Host = tt.host
-		}
-		if tt.auth != "" {
-			req.Header.Set("Authorization", tt.auth)
-		}
-		resp, err := srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body := readAll(t, resp)
-		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, tt.want) || !strings.Contains(body, "exists in eu-west-1") {
-			t.Errorf("%s: %d %s\nwant %q", tt.reason, resp.StatusCode, body, tt.want)
+		status, body := getAs(t, srv, "/?Action=GetQueueUrl&QueueName=orders", tt.host, tt.auth)
+		if status != http.StatusBadRequest || !strings.Contains(body, tt.want) || !strings.Contains(body, "exists in eu-west-1") {
+			t.Errorf("%s: %d %s\nwant %q", tt.reason, status, body, tt.want)
 		}
 	}
 }
 
 func sqsqInput(name string) sqsq.CreateQueueInput { return sqsq.CreateQueueInput{QueueName: name} }
-
-func readAll(t *testing.T, resp *http.Response) string {
-	t.Helper()
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(body)
-}

@@ -247,22 +247,9 @@ func TestScopeFromHostAndPresignedURL(t *testing.T) {
 	}
 	for i, tt := range tests {
 		name := "q" + strconv.Itoa(i+1)
-		target := srv.URL + "/?Action=CreateQueue&QueueName=" + name + tt.query
-		req, _ := http.NewRequest(http.MethodGet, target, nil)
-		if tt.host != "" {
-			req.Host = tt.host
-		}
-		if tt.auth != "" {
-			req.Header.Set("Authorization", tt.auth)
-		}
-		resp, err := srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("%s: %d %s", tt.name, resp.StatusCode, body)
+		status, body := getAs(t, srv, "/?Action=CreateQueue&QueueName="+name+tt.query, tt.host, tt.auth)
+		if status != http.StatusOK {
+			t.Fatalf("%s: %d %s", tt.name, status, body)
 		}
 		parts := strings.Split(tt.wantArn, ":")
 		q, err := b.Scope(parts[4], parts[3]).GetQueue(context.Background(), name)
@@ -270,6 +257,29 @@ func TestScopeFromHostAndPresignedURL(t *testing.T) {
 			t.Errorf("%s: queue %v, %v; want %s", tt.name, q, err, tt.wantArn)
 		}
 	}
+}
+
+// getAs sends GET path to srv with the Host and Authorization given (none
+// when empty) and returns the status and body of the answer.
+func getAs(t *testing.T, srv *httptest.Server, path, host, auth string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+	if host != "" {
+		req.Host = host
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(body)
 }
 
 // TestScopeLimit: a handler opens at most 64 scopes besides the broker's

@@ -46,6 +46,17 @@ func HostRegion(host string) string {
 	return region
 }
 
+// URLHost is the host (and port) of a URL or of a base such as
+// "https://host:port", or "" when u has no scheme.
+func URLHost(u string) string {
+	_, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		return ""
+	}
+	host, _, _ := strings.Cut(rest, "/")
+	return host
+}
+
 // only reports whether every byte of s is one of chars.
 func only(s, chars string) bool {
 	for i := 0; i < len(s); i++ {
