@@ -132,7 +132,7 @@ func sdkMessages(msgs []sqsqtest.Msg) []types.Message {
 }
 
 // runs is how many schedules the program tries on each consumer; its
-// golden test tries as many, so both print the same.
+// golden test tries as many with SQSQ_LONG=1, so both print the same.
 const runs = 1000
 
 // run searches seeds 1…runs for the versions that run without a bubble

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"flag"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sqsq/sqsq/internal/exampletest"
-	"github.com/sqsq/sqsq/internal/golden"
+	"github.com/sqsq/sqsq/internal/testsize"
 	"github.com/sqsq/sqsq/sqsqtest"
 )
 
@@ -21,13 +19,13 @@ var measure = flag.Bool("measure", false, "measure how fast the kit finds each b
 // sends, a receive, a failed post, a goroutine's post going first.
 const maxShrunkSteps = 10
 
-// TestOutput runs the program and compares its output with the golden file
-// (go test ./examples/fifo-ledger -update rewrites it).
+// TestOutput runs the program and compares its output with the golden file:
+// with as many schedules as main under SQSQ_LONG=1 (SQSQ_LONG=1 go test
+// ./examples/fifo-ledger -run TestOutput -update rewrites the file), with a fifth
+// of them in the quick suite (see exampletest.Output).
 func TestOutput(t *testing.T) {
 	t.Parallel()
-	var got bytes.Buffer
-	run(&got, runs) // as main does
-	golden.Check(t, filepath.Join("testdata", "output.golden"), got.Bytes())
+	exampletest.Output(t, run, runs)
 }
 
 // The service code keeps its own interfaces: nothing in consumer.go
@@ -41,7 +39,7 @@ func TestServiceCodeDoesNotImportTheKit(t *testing.T) {
 // under seeded schedules…
 func TestSequentialPassesSeeds(t *testing.T) {
 	t.Parallel()
-	Scenario(Sequential).Seeds(t, 1, 500)
+	Scenario(Sequential).Seeds(t, 1, testsize.Scale(100, 500))
 }
 
 // …and rapid-drawn ones.

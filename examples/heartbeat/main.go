@@ -101,7 +101,7 @@ func Cap() (string, time.Duration) {
 }
 
 // runs is how many schedules the program tries on each consumer; its
-// golden test tries as many, so both print the same.
+// golden test tries as many with SQSQ_LONG=1, so both print the same.
 const runs = 1000
 
 func run(w io.Writer, runs int) {

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"flag"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sqsq/sqsq/internal/exampletest"
-	"github.com/sqsq/sqsq/internal/golden"
+	"github.com/sqsq/sqsq/internal/testsize"
 	"github.com/sqsq/sqsq/sqsqtest"
 )
 
@@ -22,13 +20,13 @@ var measure = flag.Bool("measure", false, "measure how fast the kit finds each b
 // does the rest, so the bound is small.
 const maxShrunkSteps = 4
 
-// TestOutput runs the program and compares its output with the golden file
-// (go test ./examples/heartbeat -update rewrites it).
+// TestOutput runs the program and compares its output with the golden file:
+// with as many schedules as main under SQSQ_LONG=1 (SQSQ_LONG=1 go test
+// ./examples/heartbeat -run TestOutput -update rewrites the file), with a fifth
+// of them in the quick suite (see exampletest.Output).
 func TestOutput(t *testing.T) {
 	t.Parallel()
-	var got bytes.Buffer
-	run(&got, runs) // as main does
-	golden.Check(t, filepath.Join("testdata", "output.golden"), got.Bytes())
+	exampletest.Output(t, run, runs)
 }
 
 // The service code keeps its own interfaces: nothing in consumer.go
@@ -57,7 +55,7 @@ func TestNoHeartbeatIsCaught(t *testing.T) {
 // With the heartbeat no schedule makes two consumers work on one job.
 func TestHeartbeatPassesSeeds(t *testing.T) {
 	t.Parallel()
-	Scenario(HeartbeatVersion).Seeds(t, 1, 500)
+	Scenario(HeartbeatVersion).Seeds(t, 1, testsize.Scale(100, 500))
 }
 
 func TestHeartbeatPassesRapid(t *testing.T) {
@@ -68,7 +66,7 @@ func TestHeartbeatPassesRapid(t *testing.T) {
 // A job shorter than the visibility timeout needs no heartbeat.
 func TestShortJobNeedsNoHeartbeat(t *testing.T) {
 	t.Parallel()
-	Scenario(workVersion(NoHeartbeatWork, 20*time.Second)).Seeds(t, 1, 500)
+	Scenario(workVersion(NoHeartbeatWork, 20*time.Second)).Seeds(t, 1, testsize.Scale(100, 500))
 }
 
 // The 12-hour cap stops a 13-hour job at 11h40m of virtual time (11h40m +

@@ -150,7 +150,7 @@ var Versions = []struct {
 }
 
 // runs is how many schedules the program tries on each consumer; its
-// golden test tries as many, so both print the same.
+// golden test tries as many with SQSQ_LONG=1, so both print the same.
 const runs = 1000
 
 // run searches seeds 1…runs for each version and prints what it found.

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"flag"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sqsq/sqsq/internal/exampletest"
-	"github.com/sqsq/sqsq/internal/golden"
+	"github.com/sqsq/sqsq/internal/testsize"
 	"github.com/sqsq/sqsq/sqsqtest"
 )
 
@@ -27,13 +25,13 @@ var inBubble func(t *testing.T, f func())
 // needs a few more to push the message to the dead-letter queue.
 const maxShrunkSteps = 12
 
-// TestOutput runs the program and compares its output with the golden file
-// (go test ./examples/idempotency -update rewrites it).
+// TestOutput runs the program and compares its output with the golden file:
+// with as many schedules as main under SQSQ_LONG=1 (SQSQ_LONG=1 go test
+// ./examples/idempotency -run TestOutput -update rewrites the file), with a fifth
+// of them in the quick suite (see exampletest.Output).
 func TestOutput(t *testing.T) {
 	t.Parallel()
-	var got bytes.Buffer
-	run(&got, runs) // as main does
-	golden.Check(t, filepath.Join("testdata", "output.golden"), got.Bytes())
+	exampletest.Output(t, run, runs)
 }
 
 // The service code keeps its own interfaces: nothing in consumer.go
@@ -76,13 +74,14 @@ func TestInboxByMessageIDFailsAfterRedrive(t *testing.T) {
 	// Without dead-letter queue the same consumer is correct.
 	s := Scenario(InboxByMessageID)
 	s.MaxReceiveCount, s.Redrive = 0, false
-	s.Seeds(t, 1, 300)
+	s.Seeds(t, 1, testsize.Scale(60, 300))
 }
 
-// The inbox keyed by the order id passes hundreds of seeded schedules…
+// The inbox keyed by the order id passes a hundred seeded schedules
+// (hundreds with SQSQ_LONG=1)…
 func TestInboxByOrderPassesSeeds(t *testing.T) {
 	t.Parallel()
-	Scenario(InboxByOrder).Seeds(t, 1, 500)
+	Scenario(InboxByOrder).Seeds(t, 1, testsize.Scale(100, 500))
 }
 
 // …and rapid-drawn ones, which rapid would shrink if one failed.
@@ -110,7 +109,7 @@ func TestPollLoop(t *testing.T) {
 	})
 	t.Run("InboxByOrderPasses", func(t *testing.T) {
 		t.Parallel()
-		PollScenario(InboxByOrder).Seeds(t, 1, 300)
+		PollScenario(InboxByOrder).Seeds(t, 1, testsize.Scale(60, 300))
 	})
 }
 

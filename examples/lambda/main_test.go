@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"flag"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,7 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sqsq/sqsq/internal/exampletest"
-	"github.com/sqsq/sqsq/internal/golden"
+	"github.com/sqsq/sqsq/internal/testsize"
 	"github.com/sqsq/sqsq/sqsqtest"
 )
 
@@ -25,13 +23,13 @@ var measure = flag.Bool("measure", false, "measure how fast the kit finds each b
 // delete).
 const maxShrunkSteps = 8
 
-// TestOutput runs the program and compares its output with the golden file
-// (go test ./examples/lambda -update rewrites it).
+// TestOutput runs the program and compares its output with the golden file:
+// with as many schedules as main under SQSQ_LONG=1 (SQSQ_LONG=1 go test
+// ./examples/lambda -run TestOutput -update rewrites the file), with a fifth
+// of them in the quick suite (see exampletest.Output).
 func TestOutput(t *testing.T) {
 	t.Parallel()
-	var got bytes.Buffer
-	run(&got, runs) // as main does
-	golden.Check(t, filepath.Join("testdata", "output.golden"), got.Bytes())
+	exampletest.Output(t, run, runs)
 }
 
 // The service code keeps its own interfaces: nothing in function.go
@@ -77,10 +75,11 @@ func TestBuggyVersionsAreCaught(t *testing.T) {
 	}
 }
 
-// The correct function passes thousands of seeded schedules…
+// The correct function passes hundreds of seeded schedules (thousands
+// with SQSQ_LONG=1)…
 func TestPartialBatchWithInboxPassesSeeds(t *testing.T) {
 	t.Parallel()
-	Scenario(PartialBatchWithInbox).Seeds(t, 1, 3000)
+	Scenario(PartialBatchWithInbox).Seeds(t, 1, testsize.Scale(600, 3000))
 }
 
 // …and rapid-drawn ones, which rapid would shrink if one failed.
