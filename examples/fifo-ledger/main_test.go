@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,15 @@ import (
 )
 
 var measure = flag.Bool("measure", false, "measure how fast the kit finds each bug (TestMeasure)")
+
+// TestMain plays testsize.KitRuns schedules per Scenario.Test in the quick
+// suite, sqsqtest.DefaultRuns with SQSQ_LONG=1 (-sqsqtest.runs and
+// SQSQTEST_RUNS still win).
+func TestMain(m *testing.M) {
+	flag.Parse()
+	testsize.QuickKit()
+	os.Exit(m.Run())
+}
 
 // maxShrunkSteps bounds the drawn steps of a shrunk failing schedule: the
 // sends, a receive, a failed post, a goroutine's post going first.

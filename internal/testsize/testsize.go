@@ -7,11 +7,13 @@
 //	SQSQ_LONG=1 go test -race -count=1 ./...
 //
 // Tests choose a size with [Scale] rather than skipping, so the quick
-// command still exercises what the long one does; [LongOnly] is for the
-// few tests another CI step already covers in full.
+// command still exercises what the long one does; [QuickFlag] sizes what a
+// flag sizes (sqsqtest's -sqsqtest.runs); [LongOnly] is for the few tests
+// another CI step already covers in full.
 package testsize
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"strconv"
@@ -70,3 +72,39 @@ func LongOnly(t Skipper, why string) {
 		t.Skip(why + " (SQSQ_LONG=1 runs it)")
 	}
 }
+
+// QuickFlag sets the command-line flag name to value in the quick suite,
+// unless the command line sets it or the environment variable env, which
+// gives the flag its default, is set: so a test binary plays fewer of
+// what the flag counts, and an explicit request still wins. Call it from
+// TestMain after flag.Parse. It panics before flag.Parse or for a flag
+// that does not exist or take value.
+func QuickFlag(name, value, env string) {
+	if !flag.Parsed() {
+		panic("testsize.QuickFlag before flag.Parse")
+	}
+	if Long() {
+		return
+	}
+	if _, ok := os.LookupEnv(env); ok {
+		return
+	}
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	if set {
+		return
+	}
+	if err := flag.Set(name, value); err != nil {
+		panic(fmt.Sprintf("testsize.QuickFlag: %v", err))
+	}
+}
+
+// KitRuns is how many schedules sqsqtest's Scenario.Test and TestPlain
+// play in the quick suite: a fifth of sqsqtest.DefaultRuns, as -short
+// would play.
+const KitRuns = 200
+
+// QuickKit asks for KitRuns schedules per Scenario.Test and TestPlain in
+// the quick suite: QuickFlag on -sqsqtest.runs, whose default comes from
+// SQSQTEST_RUNS. Call it from TestMain after flag.Parse.
+func QuickKit() { QuickFlag("sqsqtest.runs", strconv.Itoa(KitRuns), "SQSQTEST_RUNS") }

@@ -1,6 +1,9 @@
 package testsize
 
-import "testing"
+import (
+	"flag"
+	"testing"
+)
 
 func TestParse(t *testing.T) {
 	t.Parallel()
@@ -32,5 +35,25 @@ func TestScale(t *testing.T) {
 	}
 	if got := Scale(2, 10); got != want {
 		t.Errorf("Scale(2, 10) = %d with Long() = %v, want %d", got, Long(), want)
+	}
+}
+
+// probe is a flag of this test binary, for TestQuickFlag.
+var probe = flag.String("testsize.probe", "long", "a flag TestQuickFlag sets")
+
+func TestQuickFlag(t *testing.T) {
+	t.Parallel()
+	QuickFlag("testsize.probe", "quick", "TESTSIZE_PROBE_NEVER_SET")
+	want := "quick"
+	if Long() {
+		want = "long"
+	}
+	flag.Visit(func(f *flag.Flag) {
+		if f.Name == "testsize.probe" && f.Value.String() != "quick" {
+			want = f.Value.String() // set on the command line: that wins
+		}
+	})
+	if *probe != want {
+		t.Errorf("-testsize.probe=%s with Long() = %v, want %s", *probe, Long(), want)
 	}
 }
