@@ -18,10 +18,12 @@ var measure = flag.Bool("measure", false, "measure how fast the kit finds each b
 
 // TestMain plays testsize.KitRuns schedules per Scenario.Test in the quick
 // suite, sqsqtest.DefaultRuns with SQSQ_LONG=1 (-sqsqtest.runs and
-// SQSQTEST_RUNS still win).
+// SQSQTEST_RUNS still win), and shares each version's search between
+// TestOutput and the version's test.
 func TestMain(m *testing.M) {
 	flag.Parse()
 	testsize.QuickKit()
+	find = exampletest.Shared(find)
 	os.Exit(m.Run())
 }
 
@@ -61,19 +63,20 @@ func TestSequentialPassesRapid(t *testing.T) {
 // Going on with an account past a failed entry posts the next one first.
 func TestPastFailureIsCaught(t *testing.T) {
 	t.Parallel()
-	f := Scenario(PastFailure).Find(1, 1000)
-	checkCaught(t, f)
+	n := exampletest.Runs(runs)
+	f := find("sequential, going on past a failure", Scenario(PastFailure), n)
+	checkCaught(t, f, n)
 	if !strings.Contains(f.Shrunk.Timeline.String(), "database fails") {
 		t.Errorf("no database failure in the timeline:\n%v", f.Shrunk)
 	}
 }
 
-// checkCaught checks that a search found an entry posted out of order,
-// with a short schedule.
-func checkCaught(t *testing.T, f sqsqtest.Finding) {
+// checkCaught checks that a search of n runs found an entry posted out of
+// order, with a short schedule.
+func checkCaught(t *testing.T, f sqsqtest.Finding, n int) {
 	t.Helper()
 	if f.Runs == 0 {
-		t.Fatal("the entry posted out of order was not found in 1000 runs")
+		t.Fatalf("the entry posted out of order was not found in %d runs", n)
 	}
 	if f.Shrunk.Steps > maxShrunkSteps {
 		t.Errorf("shrunk schedule has %d steps, want ≤ %d:\n%v", f.Shrunk.Steps, maxShrunkSteps, f.Shrunk)

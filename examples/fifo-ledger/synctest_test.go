@@ -37,7 +37,7 @@ func TestConcurrentIsCaught(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
-				checkCaught(t, c.s.Find(1, 1000))
+				checkCaught(t, c.s.Find(1, 1000), 1000)
 			})
 		})
 	}

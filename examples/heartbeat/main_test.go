@@ -18,10 +18,12 @@ var measure = flag.Bool("measure", false, "measure how fast the kit finds each b
 
 // TestMain plays testsize.KitRuns schedules per Scenario.Test in the quick
 // suite, sqsqtest.DefaultRuns with SQSQ_LONG=1 (-sqsqtest.runs and
-// SQSQTEST_RUNS still win).
+// SQSQTEST_RUNS still win), and shares each version's search between
+// TestOutput and the version's test.
 func TestMain(m *testing.M) {
 	flag.Parse()
 	testsize.QuickKit()
+	find = exampletest.Shared(find)
 	os.Exit(m.Run())
 }
 
@@ -50,9 +52,10 @@ func TestServiceCodeDoesNotImportTheKit(t *testing.T) {
 // second consumer starts it too.
 func TestNoHeartbeatIsCaught(t *testing.T) {
 	t.Parallel()
-	f := Scenario(NoHeartbeatVersion).Find(1, 1000)
+	n := exampletest.Runs(runs)
+	f := find("no heartbeat", Scenario(NoHeartbeatVersion), n)
 	if f.Runs == 0 {
-		t.Fatal("the concurrent duplicate was not found in 1000 runs")
+		t.Fatalf("the concurrent duplicate was not found in %d runs", n)
 	}
 	if f.Shrunk.Steps > maxShrunkSteps {
 		t.Errorf("shrunk schedule has %d steps, want ≤ %d:\n%v", f.Shrunk.Steps, maxShrunkSteps, f.Shrunk)

@@ -18,10 +18,12 @@ var measure = flag.Bool("measure", false, "measure how fast the kit finds each b
 
 // TestMain plays testsize.KitRuns schedules per Scenario.Test in the quick
 // suite, sqsqtest.DefaultRuns with SQSQ_LONG=1 (-sqsqtest.runs and
-// SQSQTEST_RUNS still win).
+// SQSQTEST_RUNS still win), and shares each version's search between
+// TestOutput and the version's test.
 func TestMain(m *testing.M) {
 	flag.Parse()
 	testsize.QuickKit()
+	find = exampletest.Shared(find)
 	os.Exit(m.Run())
 }
 
@@ -55,9 +57,10 @@ func TestServiceCodeDoesNotImportTheKit(t *testing.T) {
 // short schedule.
 func TestNoInboxIsCaught(t *testing.T) {
 	t.Parallel()
-	f := Scenario(NoInbox).Find(1, 1000)
+	n := exampletest.Runs(runs)
+	f := find("no inbox", Scenario(NoInbox), n)
 	if f.Runs == 0 {
-		t.Fatal("the double charge was not found in 1000 runs")
+		t.Fatalf("the double charge was not found in %d runs", n)
 	}
 	if f.Shrunk.Steps > maxShrunkSteps {
 		t.Errorf("shrunk schedule has %d steps, want ≤ %d:\n%v", f.Shrunk.Steps, maxShrunkSteps, f.Shrunk)
@@ -71,9 +74,10 @@ func TestNoInboxIsCaught(t *testing.T) {
 // gives the message a new MessageId.
 func TestInboxByMessageIDFailsAfterRedrive(t *testing.T) {
 	t.Parallel()
-	f := Scenario(InboxByMessageID).Find(1, 1000)
+	n := exampletest.Runs(runs)
+	f := find("inbox keyed by MessageId", Scenario(InboxByMessageID), n)
 	if f.Runs == 0 {
-		t.Fatal("the double charge after a redrive was not found in 1000 runs")
+		t.Fatalf("the double charge after a redrive was not found in %d runs", n)
 	}
 	if f.Shrunk.Steps > maxShrunkSteps {
 		t.Errorf("shrunk schedule has %d steps, want ≤ %d:\n%v", f.Shrunk.Steps, maxShrunkSteps, f.Shrunk)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -22,6 +23,13 @@ var measure = flag.Bool("measure", false, "measure how fast the kit finds each b
 // invocation and one mishap (a duplicate delivery, a crash, a failed
 // delete).
 const maxShrunkSteps = 8
+
+// TestMain shares each version's search between TestOutput and
+// TestBuggyVersionsAreCaught.
+func TestMain(m *testing.M) {
+	find = exampletest.Shared(find)
+	os.Exit(m.Run())
+}
 
 // TestOutput runs the program and compares its output with the golden file:
 // with as many schedules as main under SQSQ_LONG=1 (SQSQ_LONG=1 go test
@@ -44,19 +52,21 @@ func TestServiceCodeDoesNotImportTheKit(t *testing.T) {
 func TestBuggyVersionsAreCaught(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
-		name string
-		new  func(Payments, Gateway) Function
-		why  string // a line of the shrunk timeline
+		name    string
+		version string // as the program names it
+		new     func(Payments, Gateway) Function
+		why     string // a line of the shrunk timeline
 	}{
-		{"WholeBatchError", WholeBatchError, "returned an error: payment declined: batch failed"},
-		{"FailuresByIndex", FailuresByIndex, "not a MessageId of the batch: batch failed"},
-		{"PartialBatch", PartialBatch, ""},
+		{"WholeBatchError", "error for the whole batch", WholeBatchError, "returned an error: payment declined: batch failed"},
+		{"FailuresByIndex", "failures reported by index", FailuresByIndex, "not a MessageId of the batch: batch failed"},
+		{"PartialBatch", "partial batch response", PartialBatch, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			f := Scenario(c.new).Find(1, 1000)
+			n := exampletest.Runs(runs)
+			f := find(c.version, Scenario(c.new), n)
 			if f.Runs == 0 {
-				t.Fatal("the double charge was not found in 1000 runs")
+				t.Fatalf("the double charge was not found in %d runs", n)
 			}
 			if f.Shrunk.Steps > maxShrunkSteps {
 				t.Errorf("shrunk schedule has %d steps, want ≤ %d:\n%v", f.Shrunk.Steps, maxShrunkSteps, f.Shrunk)

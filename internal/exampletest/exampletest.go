@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -201,7 +202,7 @@ func maxOf(xs []float64) float64 {
 // the count changed.
 func Output(t *testing.T, run func(w io.Writer, runs int), full int) {
 	t.Helper()
-	n := testsize.Scale(full/5, full)
+	n := Runs(full)
 	var got bytes.Buffer
 	run(&got, n)
 	path := filepath.Join("testdata", "output.golden")
@@ -213,4 +214,37 @@ func Output(t *testing.T, run func(w io.Writer, runs int), full int) {
 	golden.CheckEdited(t, path, got.Bytes(), why, func(want []byte) []byte {
 		return bytes.ReplaceAll(want, fmt.Appendf(nil, "passed %d schedules", full), fmt.Appendf(nil, "passed %d schedules", n))
 	})
+}
+
+// Runs is how many schedules per version the examples' tests search: a
+// fifth of full in the quick suite, full with SQSQ_LONG=1.
+func Runs(full int) int { return testsize.Scale(full/5, full) }
+
+// FindFunc searches a version's schedules, seeds 1…runs: what an example
+// program's find variable holds.
+type FindFunc = func(version string, s sqsqtest.Scenario, runs int) sqsqtest.Finding
+
+// Shared makes find remember each search by version and run count, so
+// that the golden test (through the program's run) and the version's own
+// test share one: Find is deterministic, and a buggy version's search, with
+// its three shrinks, costs as much as the rest of an example's tests. The
+// callers must name each version as the program does.
+func Shared(find FindFunc) FindFunc {
+	type key struct {
+		version string
+		runs    int
+	}
+	var mu sync.Mutex
+	searches := map[key]func() sqsqtest.Finding{}
+	return func(version string, s sqsqtest.Scenario, runs int) sqsqtest.Finding {
+		k := key{version, runs}
+		mu.Lock()
+		f, ok := searches[k]
+		if !ok {
+			f = sync.OnceValue(func() sqsqtest.Finding { return find(version, s, runs) })
+			searches[k] = f
+		}
+		mu.Unlock()
+		return f() // outside the lock: another search may run meanwhile
+	}
 }
