@@ -143,11 +143,13 @@ func TestObserverPanicOnSend(t *testing.T) {
 	q := f.queue(t, "q", sqsq.QueueAttributes{})
 	parked := f.park(t, q)
 	wantBoom(t, "Send", func() { _, _ = q.Send(f.ctx, sqsq.SendInput{MessageBody: "boom"}) })
-	wantUnlocked(t, q)
 	if n := q.ParkedReceivers(); n != 0 {
 		t.Fatalf("%d receivers still parked after the send: it wakes them before the observer is told", n)
 	}
 	wantBodies(t, <-parked, "the panicking send stored its message and woke the parked receive", "boom")
+	// Only now: the woken receive takes q's lock to collect boom, so before
+	// it returns the lock may be held, not left.
+	wantUnlocked(t, q)
 	wantStats(t, q, 0, 1, "the message is in flight with the receive that got it")
 	f.clk.Add(4*24*time.Hour + time.Second)
 	if st := dlqStats(t, q); st.Visible+st.InFlight != 0 || st.Expired != 1 {
