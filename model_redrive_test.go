@@ -67,6 +67,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sqsq/sqsq"
+	"github.com/sqsq/sqsq/internal/testsize"
 )
 
 // ---------------------------------------------------------------------------
@@ -1418,8 +1419,9 @@ var rdWeights = map[string]int{
 var rdProfiles = []rdProfile{
 	// Short sequences: what rapid shrinks best.
 	{name: "mixed", rounds: 1, weights: rdWeights},
-	// Long ones, through many tasks, policy changes and queue lifetimes.
-	{name: "long", rounds: 25, weights: rdWeights},
+	// Long ones, through many tasks, policy changes and queue lifetimes
+	// (a fifth as long in the quick suite, full with SQSQ_LONG=1).
+	{name: "long", rounds: testsize.Scale(5, 25), weights: rdWeights},
 }
 
 var rdSteps atomic.Int64

@@ -43,6 +43,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sqsq/sqsq"
+	"github.com/sqsq/sqsq/internal/testsize"
 )
 
 // ---------------------------------------------------------------------------
@@ -1302,8 +1303,12 @@ func modelCounters(c sqsq.Counters) counterSet {
 // modelProfile shapes a run: how often each action is drawn, how long the
 // sequences are and which retention periods the queue starts with.
 type modelProfile struct {
-	name   string
-	rounds int // t.Repeat calls per check; each runs about -rapid.steps actions
+	name string
+	// rounds is t.Repeat calls per check; each runs about -rapid.steps
+	// actions. The quick suite keeps every check (each draws a new queue
+	// configuration) and shortens the sequences; SQSQ_LONG=1 gives the
+	// full length.
+	rounds int
 	// weights registers each action under that many keys. Roughly only:
 	// rapid draws keys in sorted order with a bias to the first ones (so
 	// ChangeVisibility and Churn come up more often than their weight says).
@@ -1327,7 +1332,7 @@ var modelProfiles = []modelProfile{
 	},
 	{
 		// Long sequences of everything, through many expiries and purges.
-		name: "long", rounds: 25,
+		name: "long", rounds: testsize.Scale(5, 25),
 		weights: map[string]int{
 			"Send": 3, "SendBatch": 2, "Receive": 4, "Delete": 1, "DeleteBatch": 2,
 			"ChangeVisibility": 1, "ChangeVisibilityBatch": 1, "Purge": 1,
@@ -1337,7 +1342,7 @@ var modelProfiles = []modelProfile{
 	},
 	{
 		// Deeper queues over days: no purges, long retention, many batches.
-		name: "deep", rounds: 6,
+		name: "deep", rounds: testsize.Scale(2, 6),
 		weights: map[string]int{
 			"Send": 1, "SendBatch": 4, "Receive": 4, "Delete": 1, "DeleteBatch": 3,
 			"ChangeVisibility": 1, "ChangeVisibilityBatch": 2, "GetAttributes": 1, "ClockAdvance": 1,
@@ -1348,7 +1353,7 @@ var modelProfiles = []modelProfile{
 	{
 		// Thousands of messages sent within minutes: the real queue's
 		// indexes grow, pile up stale entries, compact and shrink.
-		name: "bulk", rounds: 8, bulk: true,
+		name: "bulk", rounds: testsize.Scale(3, 8), bulk: true,
 		weights: map[string]int{
 			"Send": 1, "SendBatch": 3, "Receive": 2, "Delete": 1, "DeleteBatch": 1,
 			"ChangeVisibility": 1, "ChangeVisibilityBatch": 1, "GetAttributes": 1, "ClockAdvance": 1,
@@ -1450,7 +1455,8 @@ func (p modelProfile) run(t *rapid.T) {
 
 // TestModel compares a real standard queue with the model over random
 // operation sequences. Scale it with -rapid.checks and -rapid.steps; -short
-// cuts both (rapid divides checks by 5 and steps by 2).
+// cuts both (rapid divides checks by 5 and steps by 2); SQSQ_LONG=1 runs
+// the long sequences at full length (see modelProfile.rounds).
 func TestModel(t *testing.T) {
 	t.Parallel()
 	start, advances := modelSteps.Load(), modelAdvances.Load()

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sqsq/sqsq"
+	"github.com/sqsq/sqsq/internal/testsize"
 )
 
 // backlogBatch is the most steps of others' tasks one call carries out
@@ -60,7 +61,9 @@ func fillBodies(t *testing.T, f *dlqFixture, q *sqsq.Queue, n int) {
 
 func TestMoveTaskBacklogStaysWithItsQueues(t *testing.T) {
 	t.Parallel()
-	const n = 100_000
+	// A backlog of many batches: ten in the quick suite (each check below
+	// still sees a bounded slice, then all of it), a hundred with SQSQ_LONG=1.
+	n := testsize.Scale(10*backlogBatch, 100*backlogBatch)
 	type env struct {
 		f                     *dlqFixture
 		src, dlq, dest, other *sqsq.Queue
@@ -155,11 +158,11 @@ func TestMoveTaskBacklogStaysWithItsQueues(t *testing.T) {
 			}
 			log.mu.Unlock()
 			want := sqsq.MoveTask{Status: sqsq.MoveTaskCompleted, SourceArn: e.dlq.ARN(), DestinationArn: in.DestinationArn,
-				MaxNumberOfMessagesPerSecond: sqsq.Some(500), ApproximateNumberOfMessagesMoved: n,
-				ApproximateNumberOfMessagesToMove: n, StartedTimestamp: epochMs(started)}
+				MaxNumberOfMessagesPerSecond: sqsq.Some(500), ApproximateNumberOfMessagesMoved: int64(n),
+				ApproximateNumberOfMessagesToMove: int64(n), StartedTimestamp: epochMs(started)}
 			wantTask(t, f.task(t, e.dlq.ARN()), want, "the task finished when its last message moved")
 			s := dlqStats(t, e.dest)
-			if s.RedrivenIn != n || s.Visible+s.InFlight < n {
+			if s.RedrivenIn != int64(n) || s.Visible+s.InFlight < n {
 				t.Errorf("destination %+v, want all %d moved there", s, n)
 			}
 			if age := f.clk.Now().Sub(started.Add(time.Nanosecond)); s.OldestAge != age {

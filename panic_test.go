@@ -143,11 +143,13 @@ func TestObserverPanicOnSend(t *testing.T) {
 	q := f.queue(t, "q", sqsq.QueueAttributes{})
 	parked := f.park(t, q)
 	wantBoom(t, "Send", func() { _, _ = q.Send(f.ctx, sqsq.SendInput{MessageBody: "boom"}) })
-	wantUnlocked(t, q)
 	if n := q.ParkedReceivers(); n != 0 {
 		t.Fatalf("%d receivers still parked after the send: it wakes them before the observer is told", n)
 	}
 	wantBodies(t, <-parked, "the panicking send stored its message and woke the parked receive", "boom")
+	// Only now: the woken receive takes q's lock to collect boom, so before
+	// it returns the lock may be held, not left.
+	wantUnlocked(t, q)
 	wantStats(t, q, 0, 1, "the message is in flight with the receive that got it")
 	f.clk.Add(4*24*time.Hour + time.Second)
 	if st := dlqStats(t, q); st.Visible+st.InFlight != 0 || st.Expired != 1 {
@@ -282,11 +284,14 @@ func TestObserverPanicOnDeadLetter(t *testing.T) {
 			f.clk.Add(30 * time.Second)
 			parked := f.park(t, dlq)
 			wantBoom(t, "the dead-lettering receive", func() { _, _ = src.Receive(f.ctx, sqsq.ReceiveInput{MaxNumberOfMessages: 10}) })
-			wantUnlocked(t, src, dlq)
+			wantUnlocked(t, src)
 			if n := dlq.ParkedReceivers(); n != 0 {
 				t.Fatalf("%d receivers still parked on the DLQ: the move wakes them before the observer is told", n)
 			}
 			wantBodies(t, <-parked, "the message moved to the DLQ and woke its parked receive", "boom")
+			// Only now: the woken receive takes the DLQ's lock to collect
+			// boom, so before it returns the lock may be held, not left.
+			wantUnlocked(t, dlq)
 			wantStats(t, src, 0, 1, "next was received by the panicking call: in flight, as after a lost response")
 			f.clk.Add(30 * time.Second)
 			wantBodies(t, received{msgs: f.get(t, src, sqsq.ReceiveInput{MaxNumberOfMessages: 10})},

@@ -11,8 +11,8 @@ package sqsq_test
 // into a failure with a goroutine dump, and then checks that no message was
 // lost or delivered twice.
 //
-// By default each variant runs for stressDefault. For a local soak set
-// SQSQ_STRESS to a duration:
+// By default each variant runs for stressDefault (1 s in the quick suite, 3 s
+// with SQSQ_LONG=1). For a local soak set SQSQ_STRESS to a duration:
 //
 //	SQSQ_STRESS=10m go test -race -run TestStressClock/mock -timeout 15m .
 
@@ -32,16 +32,21 @@ import (
 	"github.com/benbjohnson/clock"
 
 	"github.com/sqsq/sqsq"
+	"github.com/sqsq/sqsq/internal/testsize"
 )
 
 const (
-	stressDefault   = 3 * time.Second        // run time of each variant in a normal go test
 	stressStall     = 10 * time.Second       // no progress (or a blocked Now) for this long is a hang
 	stressReceivers = 8                      // goroutines looping on 1 s long polls
 	stressSenders   = 2                      // goroutines sending
 	stressBacklog   = 8                      // undelayed messages sent and not yet deleted, at most
 	stressAdd       = 500 * time.Millisecond // each mock advance
 )
+
+// stressDefault is the run time of each variant in a normal go test: the
+// quick suite samples the interleavings, SQSQ_LONG=1 runs three times as
+// long.
+var stressDefault = time.Duration(testsize.Scale(1, 3)) * time.Second
 
 // stressDuration is how long each variant runs: SQSQ_STRESS if set.
 func stressDuration(t *testing.T) time.Duration {

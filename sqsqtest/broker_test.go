@@ -3,6 +3,7 @@ package sqsqtest_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/benbjohnson/clock"
 
 	"github.com/sqsq/sqsq"
+	"github.com/sqsq/sqsq/internal/testsize"
 	"github.com/sqsq/sqsq/sqsqtest"
 )
 
@@ -100,7 +102,10 @@ func TestHelpers(t *testing.T) {
 func TestAdvanceConcurrent(t *testing.T) {
 	t.Parallel()
 	_, clk := sqsqtest.NewBroker(t)
-	const movers, moves = 8, 200
+	// Each move sleeps a millisecond in clock.Mock.Add while the reader
+	// spins: 50 moves each is plenty to interleave, SQSQ_LONG=1 does 200.
+	const movers = 8
+	moves := testsize.Scale(50, 200)
 
 	done := make(chan struct{})
 	read := make(chan int)
@@ -119,6 +124,9 @@ func TestAdvanceConcurrent(t *testing.T) {
 				return
 			}
 			last, n = now, n+1
+			// Yield, or on a loaded 2-core machine the movers, woken from
+			// the mock's 1 ms sleeps, wait out this loop's time slice.
+			runtime.Gosched()
 		}
 	}()
 
@@ -142,7 +150,7 @@ func TestAdvanceConcurrent(t *testing.T) {
 	close(done)
 	t.Logf("Now read %d times during the advances", <-read)
 
-	want := sqsqtest.Epoch.Add(movers * moves * time.Second)
+	want := sqsqtest.Epoch.Add(time.Duration(movers*moves) * time.Second)
 	if got := clk.Now(); !got.Equal(want) {
 		t.Errorf("the clock is at %v after %d Advances of 1s, want %v (lost %v)", got, movers*moves, want, want.Sub(got))
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sqsq/sqsq"
+	"github.com/sqsq/sqsq/internal/testsize"
 	"github.com/sqsq/sqsq/sqsqtest"
 )
 
@@ -184,7 +185,7 @@ func fifoBatch(concurrent bool) sqsqtest.Scenario {
 // catches one that processes it concurrently.
 func TestGroupOrderOnFIFOBatches(t *testing.T) {
 	t.Parallel()
-	fifoBatch(false).Seeds(t, 1, 500)
+	fifoBatch(false).Seeds(t, 1, testsize.Scale(100, 500))
 	f := fifoBatch(true).Find(1, 500)
 	if f.Runs == 0 || !strings.Contains(f.Shrunk.Err.Error(), "which was sent first") {
 		t.Fatalf("the reordered group was not found: %v", f)

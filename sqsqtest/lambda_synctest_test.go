@@ -21,6 +21,7 @@ import (
 // goroutines one kit call at a time, fences a killed or crashed
 // invocation's goroutines, and the test binary never panics.
 func TestLambdaFanOutInBubble(t *testing.T) {
+	t.Parallel()
 	s := sqsqtest.Scenario{
 		Messages:        []string{"order-1", "order-2", "order-3", "order-4"},
 		MaxReceiveCount: 3, Redrive: true,

@@ -21,6 +21,7 @@ import (
 // kit call at a time, a crash in any of them fences the consumer, and the
 // test binary never panics.
 func TestBatchGoroutinesInBubble(t *testing.T) {
+	t.Parallel()
 	s := sqsqtest.Scenario{
 		Messages: []string{"o1", "o2", "o3", "o4"},
 		Batch:    4, Faults: sqsqtest.AllFaults(5), Crash: 10,
@@ -62,6 +63,7 @@ func TestBatchGoroutinesInBubble(t *testing.T) {
 // client, a heartbeat goroutine on a time.Ticker of the bubble, and the
 // same at-least-once handling.
 func TestLoopConsumerInBubble(t *testing.T) {
+	t.Parallel()
 	s := sqsqtest.Scenario{
 		Messages: []string{"j1", "j2"}, Visibility: 30 * time.Second, Crash: 5,
 		Faults: sqsqtest.Rates{sqsqtest.Duplicate: 5, sqsqtest.LoseDelete: 5},

@@ -8,5 +8,6 @@ import "testing"
 // tag, list and attribute calls of its start, played by rapid inside a
 // testing/synctest bubble: its long polls wait on the bubble's clock.
 func TestSQSLoopErrorsQueueInBubble(t *testing.T) {
+	t.Parallel()
 	errorsQueueScenario().Test(t)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/benbjohnson/clock"
 
 	"github.com/sqsq/sqsq"
+	"github.com/sqsq/sqsq/internal/testsize"
 )
 
 // adminMux serves the admin endpoint of a broker on a mock clock set to
@@ -123,7 +124,10 @@ func TestAdvanceConcurrent(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2026, 11, 29, 21, 0, 0, 0, time.UTC)
 	mux, clk := adminMux(t, start)
-	const writers, advances = 8, 100
+	// Two readers spin while the writers advance: 25 advances each
+	// interleave plenty, SQSQ_LONG=1 does 100.
+	const writers = 8
+	advances := testsize.Scale(25, 100)
 
 	done := make(chan struct{})
 	var readers sync.WaitGroup
@@ -170,7 +174,7 @@ func TestAdvanceConcurrent(t *testing.T) {
 	close(done)
 	readers.Wait()
 
-	want := start.Add(writers * advances * time.Second)
+	want := start.Add(time.Duration(writers*advances) * time.Second)
 	if got := clk.Now(); !got.Equal(want) {
 		t.Errorf("the clock is at %v after %d advances of 1s, want %v (lost %v)", got, writers*advances, want, want.Sub(got))
 	}

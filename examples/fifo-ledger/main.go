@@ -131,8 +131,13 @@ func sdkMessages(msgs []sqsqtest.Msg) []types.Message {
 	return out
 }
 
+// find searches a version's schedules, seeds 1…runs. The tests share one
+// search per version between this program's output and their own checks
+// (exampletest.Shared).
+var find = func(_ string, s sqsqtest.Scenario, runs int) sqsqtest.Finding { return s.Find(1, runs) }
+
 // runs is how many schedules the program tries on each consumer; its
-// golden test tries as many, so both print the same.
+// golden test tries as many with SQSQ_LONG=1, so both print the same.
 const runs = 1000
 
 // run searches seeds 1…runs for the versions that run without a bubble
@@ -145,7 +150,7 @@ func run(w io.Writer, runs int) {
 		{"sequential, an account stopped at its first failure", Sequential},
 		{"sequential, going on past a failure", PastFailure},
 	} {
-		f := Scenario(v.process).Find(1, runs)
+		f := find(v.name, Scenario(v.process), runs)
 		if f.Runs == 0 {
 			fmt.Fprintf(w, "%s: passed %d schedules\n\n", v.name, runs)
 			continue

@@ -1,9 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"flag"
-	"path/filepath"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -11,23 +10,34 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sqsq/sqsq/internal/exampletest"
-	"github.com/sqsq/sqsq/internal/golden"
+	"github.com/sqsq/sqsq/internal/testsize"
 	"github.com/sqsq/sqsq/sqsqtest"
 )
 
 var measure = flag.Bool("measure", false, "measure how fast the kit finds each bug (TestMeasure)")
 
+// TestMain plays testsize.KitRuns schedules per Scenario.Test in the quick
+// suite, sqsqtest.DefaultRuns with SQSQ_LONG=1 (-sqsqtest.runs and
+// SQSQTEST_RUNS still win), and shares each version's search between
+// TestOutput and the version's test.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	testsize.QuickKit()
+	find = exampletest.Shared(find)
+	os.Exit(m.Run())
+}
+
 // maxShrunkSteps bounds the drawn steps of a shrunk failing schedule: the
 // sends, a receive, a failed post, a goroutine's post going first.
 const maxShrunkSteps = 10
 
-// TestOutput runs the program and compares its output with the golden file
-// (go test ./examples/fifo-ledger -update rewrites it).
+// TestOutput runs the program and compares its output with the golden file:
+// with as many schedules as main under SQSQ_LONG=1 (SQSQ_LONG=1 go test
+// ./examples/fifo-ledger -run TestOutput -update rewrites the file), with a fifth
+// of them in the quick suite (see exampletest.Output).
 func TestOutput(t *testing.T) {
 	t.Parallel()
-	var got bytes.Buffer
-	run(&got, runs) // as main does
-	golden.Check(t, filepath.Join("testdata", "output.golden"), got.Bytes())
+	exampletest.Output(t, run, runs)
 }
 
 // The service code keeps its own interfaces: nothing in consumer.go
@@ -41,7 +51,7 @@ func TestServiceCodeDoesNotImportTheKit(t *testing.T) {
 // under seeded schedules…
 func TestSequentialPassesSeeds(t *testing.T) {
 	t.Parallel()
-	Scenario(Sequential).Seeds(t, 1, 500)
+	Scenario(Sequential).Seeds(t, 1, testsize.Scale(100, 500))
 }
 
 // …and rapid-drawn ones.
@@ -53,19 +63,20 @@ func TestSequentialPassesRapid(t *testing.T) {
 // Going on with an account past a failed entry posts the next one first.
 func TestPastFailureIsCaught(t *testing.T) {
 	t.Parallel()
-	f := Scenario(PastFailure).Find(1, 1000)
-	checkCaught(t, f)
+	n := exampletest.Runs(runs)
+	f := find("sequential, going on past a failure", Scenario(PastFailure), n)
+	checkCaught(t, f, n)
 	if !strings.Contains(f.Shrunk.Timeline.String(), "database fails") {
 		t.Errorf("no database failure in the timeline:\n%v", f.Shrunk)
 	}
 }
 
-// checkCaught checks that a search found an entry posted out of order,
-// with a short schedule.
-func checkCaught(t *testing.T, f sqsqtest.Finding) {
+// checkCaught checks that a search of n runs found an entry posted out of
+// order, with a short schedule.
+func checkCaught(t *testing.T, f sqsqtest.Finding, n int) {
 	t.Helper()
 	if f.Runs == 0 {
-		t.Fatal("the entry posted out of order was not found in 1000 runs")
+		t.Fatalf("the entry posted out of order was not found in %d runs", n)
 	}
 	if f.Shrunk.Steps > maxShrunkSteps {
 		t.Errorf("shrunk schedule has %d steps, want ≤ %d:\n%v", f.Shrunk.Steps, maxShrunkSteps, f.Shrunk)

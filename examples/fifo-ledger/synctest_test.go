@@ -29,13 +29,15 @@ func init() {
 // with a database that never fails, so the race itself is what breaks the
 // order; and with the failing one.
 func TestConcurrentIsCaught(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		s    sqsqtest.Scenario
 	}{{"Race", RaceScenario(Concurrent)}, {"RaceOrFailure", Scenario(Concurrent)}} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
-				checkCaught(t, c.s.Find(1, 1000))
+				checkCaught(t, c.s.Find(1, 1000), 1000)
 			})
 		})
 	}
@@ -43,5 +45,6 @@ func TestConcurrentIsCaught(t *testing.T) {
 
 // The sequential version passes rapid-drawn schedules in a bubble too.
 func TestSequentialPassesInBubble(t *testing.T) {
+	t.Parallel()
 	Scenario(Sequential).Test(t)
 }

@@ -1,9 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"flag"
-	"path/filepath"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -11,24 +10,35 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sqsq/sqsq/internal/exampletest"
-	"github.com/sqsq/sqsq/internal/golden"
+	"github.com/sqsq/sqsq/internal/testsize"
 	"github.com/sqsq/sqsq/sqsqtest"
 )
 
 var measure = flag.Bool("measure", false, "measure how fast the kit finds each bug (TestMeasure)")
+
+// TestMain plays testsize.KitRuns schedules per Scenario.Test in the quick
+// suite, sqsqtest.DefaultRuns with SQSQ_LONG=1 (-sqsqtest.runs and
+// SQSQTEST_RUNS still win), and shares each version's search between
+// TestOutput and the version's test.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	testsize.QuickKit()
+	find = exampletest.Shared(find)
+	os.Exit(m.Run())
+}
 
 // maxShrunkSteps bounds the drawn steps of the shrunk failing schedule: two
 // consumers that both pick up long jobs are enough, and the settle phase
 // does the rest, so the bound is small.
 const maxShrunkSteps = 4
 
-// TestOutput runs the program and compares its output with the golden file
-// (go test ./examples/heartbeat -update rewrites it).
+// TestOutput runs the program and compares its output with the golden file:
+// with as many schedules as main under SQSQ_LONG=1 (SQSQ_LONG=1 go test
+// ./examples/heartbeat -run TestOutput -update rewrites the file), with a fifth
+// of them in the quick suite (see exampletest.Output).
 func TestOutput(t *testing.T) {
 	t.Parallel()
-	var got bytes.Buffer
-	run(&got, runs) // as main does
-	golden.Check(t, filepath.Join("testdata", "output.golden"), got.Bytes())
+	exampletest.Output(t, run, runs)
 }
 
 // The service code keeps its own interfaces: nothing in consumer.go
@@ -42,9 +52,10 @@ func TestServiceCodeDoesNotImportTheKit(t *testing.T) {
 // second consumer starts it too.
 func TestNoHeartbeatIsCaught(t *testing.T) {
 	t.Parallel()
-	f := Scenario(NoHeartbeatVersion).Find(1, 1000)
+	n := exampletest.Runs(runs)
+	f := find("no heartbeat", Scenario(NoHeartbeatVersion), n)
 	if f.Runs == 0 {
-		t.Fatal("the concurrent duplicate was not found in 1000 runs")
+		t.Fatalf("the concurrent duplicate was not found in %d runs", n)
 	}
 	if f.Shrunk.Steps > maxShrunkSteps {
 		t.Errorf("shrunk schedule has %d steps, want ≤ %d:\n%v", f.Shrunk.Steps, maxShrunkSteps, f.Shrunk)
@@ -57,7 +68,7 @@ func TestNoHeartbeatIsCaught(t *testing.T) {
 // With the heartbeat no schedule makes two consumers work on one job.
 func TestHeartbeatPassesSeeds(t *testing.T) {
 	t.Parallel()
-	Scenario(HeartbeatVersion).Seeds(t, 1, 500)
+	Scenario(HeartbeatVersion).Seeds(t, 1, testsize.Scale(100, 500))
 }
 
 func TestHeartbeatPassesRapid(t *testing.T) {
@@ -68,7 +79,7 @@ func TestHeartbeatPassesRapid(t *testing.T) {
 // A job shorter than the visibility timeout needs no heartbeat.
 func TestShortJobNeedsNoHeartbeat(t *testing.T) {
 	t.Parallel()
-	Scenario(workVersion(NoHeartbeatWork, 20*time.Second)).Seeds(t, 1, 500)
+	Scenario(workVersion(NoHeartbeatWork, 20*time.Second)).Seeds(t, 1, testsize.Scale(100, 500))
 }
 
 // The 12-hour cap stops a 13-hour job at 11h40m of virtual time (11h40m +

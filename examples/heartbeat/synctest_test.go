@@ -57,6 +57,7 @@ func tickerVersion(work func(ctx context.Context, l Lease, job Job) error, d tim
 // A ticker every 10 s that extends to 30 s keeps every job with one
 // consumer, under rapid-drawn schedules in a bubble.
 func TestTickerHeartbeatPasses(t *testing.T) {
+	t.Parallel()
 	Scenario(tickerVersion(Ticker(10*time.Second, 30*time.Second), JobTime)).Test(t)
 }
 
@@ -65,6 +66,7 @@ func TestTickerHeartbeatPasses(t *testing.T) {
 // with a ticker that lets the job go on after a failed extension (two
 // throttled extensions in a row, and the message is back), are caught.
 func TestTickerBugsAreCaught(t *testing.T) {
+	t.Parallel()
 	for _, v := range []struct {
 		name     string
 		handle   Handle
@@ -75,6 +77,7 @@ func TestTickerBugsAreCaught(t *testing.T) {
 		{"TickerGoingOnAfterAFailure", tickerVersion(TickerGoingOn(10*time.Second, 30*time.Second), JobTime), 12},
 	} {
 		t.Run(v.name, func(t *testing.T) {
+			t.Parallel()
 			synctest.Test(t, func(t *testing.T) {
 				f := Scenario(v.handle).Find(1, 1000)
 				if f.Runs == 0 {

@@ -1,9 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"flag"
-	"path/filepath"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -11,11 +10,22 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sqsq/sqsq/internal/exampletest"
-	"github.com/sqsq/sqsq/internal/golden"
+	"github.com/sqsq/sqsq/internal/testsize"
 	"github.com/sqsq/sqsq/sqsqtest"
 )
 
 var measure = flag.Bool("measure", false, "measure how fast the kit finds each bug (TestMeasure)")
+
+// TestMain plays testsize.KitRuns schedules per Scenario.Test in the quick
+// suite, sqsqtest.DefaultRuns with SQSQ_LONG=1 (-sqsqtest.runs and
+// SQSQTEST_RUNS still win), and shares each version's search between
+// TestOutput and the version's test.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	testsize.QuickKit()
+	find = exampletest.Shared(find)
+	os.Exit(m.Run())
+}
 
 // inBubble runs f in a testing/synctest bubble (Go 1.25+, see
 // synctest_test.go); nil before Go 1.25.
@@ -27,13 +37,13 @@ var inBubble func(t *testing.T, f func())
 // needs a few more to push the message to the dead-letter queue.
 const maxShrunkSteps = 12
 
-// TestOutput runs the program and compares its output with the golden file
-// (go test ./examples/idempotency -update rewrites it).
+// TestOutput runs the program and compares its output with the golden file:
+// with as many schedules as main under SQSQ_LONG=1 (SQSQ_LONG=1 go test
+// ./examples/idempotency -run TestOutput -update rewrites the file), with a fifth
+// of them in the quick suite (see exampletest.Output).
 func TestOutput(t *testing.T) {
 	t.Parallel()
-	var got bytes.Buffer
-	run(&got, runs) // as main does
-	golden.Check(t, filepath.Join("testdata", "output.golden"), got.Bytes())
+	exampletest.Output(t, run, runs)
 }
 
 // The service code keeps its own interfaces: nothing in consumer.go
@@ -47,9 +57,10 @@ func TestServiceCodeDoesNotImportTheKit(t *testing.T) {
 // short schedule.
 func TestNoInboxIsCaught(t *testing.T) {
 	t.Parallel()
-	f := Scenario(NoInbox).Find(1, 1000)
+	n := exampletest.Runs(runs)
+	f := find("no inbox", Scenario(NoInbox), n)
 	if f.Runs == 0 {
-		t.Fatal("the double charge was not found in 1000 runs")
+		t.Fatalf("the double charge was not found in %d runs", n)
 	}
 	if f.Shrunk.Steps > maxShrunkSteps {
 		t.Errorf("shrunk schedule has %d steps, want ≤ %d:\n%v", f.Shrunk.Steps, maxShrunkSteps, f.Shrunk)
@@ -63,9 +74,10 @@ func TestNoInboxIsCaught(t *testing.T) {
 // gives the message a new MessageId.
 func TestInboxByMessageIDFailsAfterRedrive(t *testing.T) {
 	t.Parallel()
-	f := Scenario(InboxByMessageID).Find(1, 1000)
+	n := exampletest.Runs(runs)
+	f := find("inbox keyed by MessageId", Scenario(InboxByMessageID), n)
 	if f.Runs == 0 {
-		t.Fatal("the double charge after a redrive was not found in 1000 runs")
+		t.Fatalf("the double charge after a redrive was not found in %d runs", n)
 	}
 	if f.Shrunk.Steps > maxShrunkSteps {
 		t.Errorf("shrunk schedule has %d steps, want ≤ %d:\n%v", f.Shrunk.Steps, maxShrunkSteps, f.Shrunk)
@@ -76,13 +88,14 @@ func TestInboxByMessageIDFailsAfterRedrive(t *testing.T) {
 	// Without dead-letter queue the same consumer is correct.
 	s := Scenario(InboxByMessageID)
 	s.MaxReceiveCount, s.Redrive = 0, false
-	s.Seeds(t, 1, 300)
+	s.Seeds(t, 1, testsize.Scale(60, 300))
 }
 
-// The inbox keyed by the order id passes hundreds of seeded schedules…
+// The inbox keyed by the order id passes a hundred seeded schedules
+// (hundreds with SQSQ_LONG=1)…
 func TestInboxByOrderPassesSeeds(t *testing.T) {
 	t.Parallel()
-	Scenario(InboxByOrder).Seeds(t, 1, 500)
+	Scenario(InboxByOrder).Seeds(t, 1, testsize.Scale(100, 500))
 }
 
 // …and rapid-drawn ones, which rapid would shrink if one failed.
@@ -110,7 +123,7 @@ func TestPollLoop(t *testing.T) {
 	})
 	t.Run("InboxByOrderPasses", func(t *testing.T) {
 		t.Parallel()
-		PollScenario(InboxByOrder).Seeds(t, 1, 300)
+		PollScenario(InboxByOrder).Seeds(t, 1, testsize.Scale(60, 300))
 	})
 }
 

@@ -24,5 +24,6 @@ func init() {
 // schedules, drawn by rapid, on the bubble's clock. The loop is plain Go,
 // so it runs in both modes unchanged.
 func TestPollLoopInBubble(t *testing.T) {
+	t.Parallel()
 	PollScenario(InboxByOrder).Test(t)
 }

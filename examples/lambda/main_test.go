@@ -1,9 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"flag"
-	"path/filepath"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -12,7 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sqsq/sqsq/internal/exampletest"
-	"github.com/sqsq/sqsq/internal/golden"
+	"github.com/sqsq/sqsq/internal/testsize"
 	"github.com/sqsq/sqsq/sqsqtest"
 )
 
@@ -25,13 +24,20 @@ var measure = flag.Bool("measure", false, "measure how fast the kit finds each b
 // delete).
 const maxShrunkSteps = 8
 
-// TestOutput runs the program and compares its output with the golden file
-// (go test ./examples/lambda -update rewrites it).
+// TestMain shares each version's search between TestOutput and
+// TestBuggyVersionsAreCaught.
+func TestMain(m *testing.M) {
+	find = exampletest.Shared(find)
+	os.Exit(m.Run())
+}
+
+// TestOutput runs the program and compares its output with the golden file:
+// with as many schedules as main under SQSQ_LONG=1 (SQSQ_LONG=1 go test
+// ./examples/lambda -run TestOutput -update rewrites the file), with a fifth
+// of them in the quick suite (see exampletest.Output).
 func TestOutput(t *testing.T) {
 	t.Parallel()
-	var got bytes.Buffer
-	run(&got, runs) // as main does
-	golden.Check(t, filepath.Join("testdata", "output.golden"), got.Bytes())
+	exampletest.Output(t, run, runs)
 }
 
 // The service code keeps its own interfaces: nothing in function.go
@@ -46,19 +52,21 @@ func TestServiceCodeDoesNotImportTheKit(t *testing.T) {
 func TestBuggyVersionsAreCaught(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
-		name string
-		new  func(Payments, Gateway) Function
-		why  string // a line of the shrunk timeline
+		name    string
+		version string // as the program names it
+		new     func(Payments, Gateway) Function
+		why     string // a line of the shrunk timeline
 	}{
-		{"WholeBatchError", WholeBatchError, "returned an error: payment declined: batch failed"},
-		{"FailuresByIndex", FailuresByIndex, "not a MessageId of the batch: batch failed"},
-		{"PartialBatch", PartialBatch, ""},
+		{"WholeBatchError", "error for the whole batch", WholeBatchError, "returned an error: payment declined: batch failed"},
+		{"FailuresByIndex", "failures reported by index", FailuresByIndex, "not a MessageId of the batch: batch failed"},
+		{"PartialBatch", "partial batch response", PartialBatch, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			f := Scenario(c.new).Find(1, 1000)
+			n := exampletest.Runs(runs)
+			f := find(c.version, Scenario(c.new), n)
 			if f.Runs == 0 {
-				t.Fatal("the double charge was not found in 1000 runs")
+				t.Fatalf("the double charge was not found in %d runs", n)
 			}
 			if f.Shrunk.Steps > maxShrunkSteps {
 				t.Errorf("shrunk schedule has %d steps, want ≤ %d:\n%v", f.Shrunk.Steps, maxShrunkSteps, f.Shrunk)
@@ -77,10 +85,11 @@ func TestBuggyVersionsAreCaught(t *testing.T) {
 	}
 }
 
-// The correct function passes thousands of seeded schedules…
+// The correct function passes hundreds of seeded schedules (thousands
+// with SQSQ_LONG=1)…
 func TestPartialBatchWithInboxPassesSeeds(t *testing.T) {
 	t.Parallel()
-	Scenario(PartialBatchWithInbox).Seeds(t, 1, 3000)
+	Scenario(PartialBatchWithInbox).Seeds(t, 1, testsize.Scale(600, 3000))
 }
 
 // …and rapid-drawn ones, which rapid would shrink if one failed.

@@ -1,21 +1,28 @@
 // Package exampletest holds what the examples' tests share: the check
-// that their service code stands without the kit, and the measurement of
-// how fast the kit finds their bugs (their -measure tests).
+// that their service code stands without the kit, the check of their
+// output against the golden file, and the measurement of how fast the kit
+// finds their bugs (their -measure tests).
 package exampletest
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"go/parser"
 	"go/token"
+	"io"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"pgregory.net/rapid"
 
+	"github.com/sqsq/sqsq/internal/golden"
+	"github.com/sqsq/sqsq/internal/testsize"
 	"github.com/sqsq/sqsq/sqsqtest"
 )
 
@@ -184,4 +191,60 @@ func maxOf(xs []float64) float64 {
 		return 0
 	}
 	return slices.Max(xs)
+}
+
+// Output runs an example program's search, run(w, n), and compares what
+// it prints with testdata/output.golden, which holds the output of the
+// program itself, with full schedules per version. The quick suite plays
+// a fifth of them (SQSQ_LONG=1 all): a buggy version's search stops at its
+// first few failing seeds, which come early, so only the lines "passed
+// <full> schedules" of the correct versions differ, and are compared with
+// the count changed.
+func Output(t *testing.T, run func(w io.Writer, runs int), full int) {
+	t.Helper()
+	n := Runs(full)
+	var got bytes.Buffer
+	run(&got, n)
+	path := filepath.Join("testdata", "output.golden")
+	if n == full {
+		golden.Check(t, path, got.Bytes())
+		return
+	}
+	why := fmt.Sprintf("with %d schedules per version, not %d (SQSQ_LONG=1 plays them all; a search that found its bug later than that needs it)", n, full)
+	golden.CheckEdited(t, path, got.Bytes(), why, func(want []byte) []byte {
+		return bytes.ReplaceAll(want, fmt.Appendf(nil, "passed %d schedules", full), fmt.Appendf(nil, "passed %d schedules", n))
+	})
+}
+
+// Runs is how many schedules per version the examples' tests search: a
+// fifth of full in the quick suite, full with SQSQ_LONG=1.
+func Runs(full int) int { return testsize.Scale(full/5, full) }
+
+// FindFunc searches a version's schedules, seeds 1…runs: what an example
+// program's find variable holds.
+type FindFunc = func(version string, s sqsqtest.Scenario, runs int) sqsqtest.Finding
+
+// Shared makes find remember each search by version and run count, so
+// that the golden test (through the program's run) and the version's own
+// test share one: Find is deterministic, and a buggy version's search, with
+// its three shrinks, costs as much as the rest of an example's tests. The
+// callers must name each version as the program does.
+func Shared(find FindFunc) FindFunc {
+	type key struct {
+		version string
+		runs    int
+	}
+	var mu sync.Mutex
+	searches := map[key]func() sqsqtest.Finding{}
+	return func(version string, s sqsqtest.Scenario, runs int) sqsqtest.Finding {
+		k := key{version, runs}
+		mu.Lock()
+		f, ok := searches[k]
+		if !ok {
+			f = sync.OnceValue(func() sqsqtest.Finding { return find(version, s, runs) })
+			searches[k] = f
+		}
+		mu.Unlock()
+		return f() // outside the lock: another search may run meanwhile
+	}
 }

@@ -7,17 +7,22 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sqsq/sqsq/internal/testsize"
 )
 
 // TestSoakSmall runs a small soak end to end, so that the program cannot
 // rot between the CI's 100,000-message runs: it builds cmd/sqsq, drives it
 // in a child process with the real SDK, and checks the ledger. Memory and
-// CPU are not judged: 2,000 messages are too few to measure them.
+// CPU are not judged: 2,000 messages are too few to measure them. The
+// quick suite skips it: .ci/run runs the 100,000-message soak, which does
+// all this and more, right after it, and SQSQ_LONG=1 runs it here.
 func TestSoakSmall(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds cmd/sqsq and runs it for several seconds")
 	}
+	testsize.LongOnly(t, "CI's 100,000-message soak (go run ./internal/soak) covers it")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	var stdout, stderr bytes.Buffer
