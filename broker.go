@@ -298,6 +298,21 @@ func (b *Broker) ListQueues(ctx context.Context, in ListQueuesInput) (ListQueues
 	return out, nil
 }
 
+// Queues returns the queues of b's account and region in name order, as
+// ListQueues lists them but all at once and as queues: for tools that
+// show every queue, without ListQueues' pages of URLs to resolve again.
+func (b *Broker) Queues() []*Queue {
+	b.syncTasks()
+	b.mu.Lock()
+	qs := make([]*Queue, 0, len(b.queues))
+	for _, q := range b.queues {
+		qs = append(qs, q)
+	}
+	b.mu.Unlock()
+	sort.Slice(qs, func(i, j int) bool { return qs[i].name < qs[j].name })
+	return qs
+}
+
 // paginate returns the page of sorted names after token. Tokens are the
 // base64 of the last name returned.
 func paginate(names []string, maxResults Optional[int], token string) ([]string, string, error) {

@@ -36,6 +36,15 @@ func TestQueueURLs(t *testing.T) {
 		{"another region carries it", west, "http://127.0.0.1:9324/queue/eu-west-1/000000000000/orders"},
 		{"another account and region", partnerWest, "http://127.0.0.1:9324/queue/eu-west-1/111111111111/orders"},
 	}
+	if qs := b.Scope(otherAccount, "us-east-1").Queues(); len(qs) != 1 || qs[0] != partner {
+		t.Errorf("Queues() of account 111111111111 in us-east-1 = %v, want its queue", qs)
+	}
+	if _, err := b.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: "a-first"}); err != nil {
+		t.Fatal(err)
+	}
+	if qs := b.Queues(); len(qs) != 2 || qs[0].Name() != "a-first" || qs[1] != home {
+		t.Errorf("Queues() = %v, want a-first and orders, in name order", qs)
+	}
 	scopes := b.Scopes()
 	if len(scopes) != 4 {
 		t.Fatalf("Scopes() has %d brokers, want 4", len(scopes))

@@ -146,22 +146,29 @@ func writeMessage(w io.Writer, buf []byte, m message) []byte {
 	head, _ := json.Marshal(m) // {"messageId":"…","body":"",…}: the body is the second field
 	i := bytes.Index(head, []byte(`,"body":""`)) + len(`,"body":"`)
 	_, _ = w.Write(head[:i])
-	buf = appendJSONString(buf[:0], body, w)
-	_, _ = w.Write(buf)
+	buf = writeJSONString(w, buf, body)
 	_, _ = w.Write(head[i:])
+	return buf
+}
+
+// writeJSONString writes the escaped content of s (without quotes) to w
+// in pieces of 32 KiB through buf, which it returns for reuse.
+func writeJSONString(w io.Writer, buf []byte, s string) []byte {
+	for len(s) > 0 {
+		n := min(len(s), 32<<10) // a piece may end inside a rune: bytes past 0x7f are copied as they are
+		buf = appendJSONString(buf[:0], s[:n])
+		_, _ = w.Write(buf)
+		s = s[n:]
+	}
 	return buf[:0]
 }
 
 // appendJSONString appends the escaped content of s (without quotes) to
-// buf, writing buf to w and starting over whenever it passes 32 KiB. No
-// HTML escapes: the answer is read by fetch(), never as HTML (nosniff).
-func appendJSONString(buf []byte, s string, w io.Writer) []byte {
+// buf. No HTML escapes: the console's answers are read by fetch(), never
+// as HTML (nosniff).
+func appendJSONString(buf []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	for i := 0; i < len(s); i++ {
-		if len(buf) >= 32<<10 {
-			_, _ = w.Write(buf)
-			buf = buf[:0]
-		}
 		switch c := s[i]; {
 		case c == '"' || c == '\\':
 			buf = append(buf, '\\', c)

@@ -1,9 +1,10 @@
 package console
 
 import (
-	"context"
-	"errors"
+	"encoding/json"
+	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,9 +21,9 @@ type queueSummary struct {
 	// OldestAgeMs is the age of the oldest stored message, any state,
 	// counted from its send; OldestAvailableAgeMs how long the oldest
 	// available message has waited (ApproximateAgeOfOldestMessage).
-	OldestAgeMs          int64             `json:"oldestAgeMs"`
-	OldestAvailableAgeMs int64             `json:"oldestAvailableAgeMs"`
-	Attributes           map[string]string `json:"attributes"`
+	OldestAgeMs          int64      `json:"oldestAgeMs"`
+	OldestAvailableAgeMs int64      `json:"oldestAvailableAgeMs"`
+	Attributes           attributes `json:"attributes"`
 	// DeadLetterQueue is the target of the queue's RedrivePolicy, nil
 	// without one.
 	DeadLetterQueue *deadLetterQueue `json:"deadLetterQueue"`
@@ -61,27 +62,28 @@ func (c *console) listQueues(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	queues, err := allQueues(r.Context(), b)
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	out := make([]queueSummary, 0, len(queues))
+	queues := b.Queues()
+	// Streamed a queue at a time: the page asks every second, and 10,000
+	// queues make an answer of megabytes.
+	setJSONHeaders(w)
+	w.WriteHeader(http.StatusOK)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_, _ = io.WriteString(w, `{"queues":[`)
+	n := 0
 	for _, q := range queues {
 		s, err := c.summary(r, b, q)
-		if errors.Is(err, sqsq.ErrQueueDoesNotExist) {
-			continue // deleted since the listing
-		}
 		if err != nil {
-			fail(w, err)
-			return
+			continue // deleted since the listing, or the broker closed
 		}
-		out = append(out, s)
+		if n > 0 {
+			_, _ = io.WriteString(w, ",")
+		}
+		_ = enc.Encode(s)
+		n++
 	}
-	writeJSON(w, http.StatusOK, struct {
-		Queues []queueSummary `json:"queues"`
-		Now    time.Time      `json:"now"`
-	}{out, c.now()})
+	now, _ := json.Marshal(c.now())
+	_, _ = io.WriteString(w, `],"now":`+string(now)+"}\n")
 }
 
 // getQueue answers GET /_sqsq/api/queues/{name}: one queue as listed.
@@ -98,26 +100,32 @@ func (c *console) getQueue(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s)
 }
 
-// allQueues lists every queue of b, page by page.
-func allQueues(ctx context.Context, b *sqsq.Broker) ([]*sqsq.Queue, error) {
-	var queues []*sqsq.Queue
-	in := sqsq.ListQueuesInput{MaxResults: sqsq.Some(1000)}
-	for {
-		page, err := b.ListQueues(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		for _, u := range page.QueueURLs {
-			q, err := b.GetQueue(ctx, u)
-			if err == nil {
-				queues = append(queues, q)
-			}
-		}
-		if page.NextToken == "" {
-			return queues, nil
-		}
-		in.NextToken = page.NextToken
+// attributes are a queue's attributes, written in key order without the
+// reflection and sorting of encoding/json's map encoder: the listing
+// writes some twenty of them for each of up to thousands of queues.
+type attributes map[string]string
+
+func (a attributes) MarshalJSON() ([]byte, error) {
+	keys, size := make([]string, 0, len(a)), 2
+	for k, v := range a {
+		keys = append(keys, k)
+		size += len(k) + len(v) + 6
 	}
+	slices.Sort(keys)
+	out := make([]byte, 1, size+size/8) // room for a few escapes
+	out[0] = '{'
+
+	for i, k := range keys {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, '"')
+		out = appendJSONString(out, k)
+		out = append(out, '"', ':', '"')
+		out = appendJSONString(out, a[k])
+		out = append(out, '"')
+	}
+	return append(out, '}'), nil
 }
 
 // summary describes q, a queue of the namespace of b.
