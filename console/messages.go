@@ -172,6 +172,12 @@ func appendJSONString(buf []byte, s string) []byte {
 		switch c := s[i]; {
 		case c == '"' || c == '\\':
 			buf = append(buf, '\\', c)
+		case c == '\n':
+			buf = append(buf, '\\', 'n')
+		case c == '\t':
+			buf = append(buf, '\\', 't')
+		case c == '\r':
+			buf = append(buf, '\\', 'r')
 		case c < 0x20:
 			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 		default:

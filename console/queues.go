@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -67,19 +66,20 @@ func (c *console) listQueues(w http.ResponseWriter, r *http.Request) {
 	// queues make an answer of megabytes.
 	setJSONHeaders(w)
 	w.WriteHeader(http.StatusOK)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
 	_, _ = io.WriteString(w, `{"queues":[`)
+	var buf []byte
 	n := 0
 	for _, q := range queues {
 		s, err := c.summary(r, b, q)
 		if err != nil {
 			continue // deleted since the listing, or the broker closed
 		}
+		buf = buf[:0]
 		if n > 0 {
-			_, _ = io.WriteString(w, ",")
+			buf = append(buf, ',')
 		}
-		_ = enc.Encode(s)
+		buf = s.appendJSON(buf)
+		_, _ = w.Write(buf)
 		n++
 	}
 	now, _ := json.Marshal(c.now())
@@ -100,33 +100,9 @@ func (c *console) getQueue(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, s)
 }
 
-// attributes are a queue's attributes, written in key order without the
-// reflection and sorting of encoding/json's map encoder: the listing
-// writes some twenty of them for each of up to thousands of queues.
+// attributes are a queue's attributes, written in key order by hand
+// (summary_json.go).
 type attributes map[string]string
-
-func (a attributes) MarshalJSON() ([]byte, error) {
-	keys, size := make([]string, 0, len(a)), 2
-	for k, v := range a {
-		keys = append(keys, k)
-		size += len(k) + len(v) + 6
-	}
-	slices.Sort(keys)
-	out := make([]byte, 1, size+size/8) // room for a few escapes
-	out[0] = '{'
-
-	for i, k := range keys {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, '"')
-		out = appendJSONString(out, k)
-		out = append(out, '"', ':', '"')
-		out = appendJSONString(out, a[k])
-		out = append(out, '"')
-	}
-	return append(out, '}'), nil
-}
 
 // summary describes q, a queue of the namespace of b.
 func (c *console) summary(r *http.Request, b *sqsq.Broker, q *sqsq.Queue) (queueSummary, error) {
