@@ -1,6 +1,7 @@
 package console
 
 import (
+	"bufio"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -66,7 +67,9 @@ func (c *console) listQueues(w http.ResponseWriter, r *http.Request) {
 	// queues make an answer of megabytes.
 	setJSONHeaders(w)
 	w.WriteHeader(http.StatusOK)
-	_, _ = io.WriteString(w, `{"queues":[`)
+	bw := bufio.NewWriterSize(w, 64<<10) // 10,000 queues are 7 MB: fewer, larger writes
+	defer bw.Flush()
+	_, _ = io.WriteString(bw, `{"queues":[`)
 	var buf []byte
 	n := 0
 	for _, q := range queues {
@@ -79,11 +82,11 @@ func (c *console) listQueues(w http.ResponseWriter, r *http.Request) {
 			buf = append(buf, ',')
 		}
 		buf = s.appendJSON(buf)
-		_, _ = w.Write(buf)
+		_, _ = bw.Write(buf)
 		n++
 	}
 	now, _ := json.Marshal(c.now())
-	_, _ = io.WriteString(w, `],"now":`+string(now)+"}\n")
+	_, _ = io.WriteString(bw, `],"now":`+string(now)+"}\n")
 }
 
 // getQueue answers GET /_sqsq/api/queues/{name}: one queue as listed.
