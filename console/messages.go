@@ -168,23 +168,28 @@ func writeJSONString(w io.Writer, buf []byte, s string) []byte {
 // as HTML (nosniff).
 func appendJSONString(buf []byte, s string) []byte {
 	const hex = "0123456789abcdef"
+	start := 0 // what is not yet appended: runs of plain bytes go at once
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"' || c == '\\':
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		buf = append(buf, s[start:i]...)
+		start = i + 1
+		switch c {
+		case '"', '\\':
 			buf = append(buf, '\\', c)
-		case c == '\n':
+		case '\n':
 			buf = append(buf, '\\', 'n')
-		case c == '\t':
+		case '\t':
 			buf = append(buf, '\\', 't')
-		case c == '\r':
+		case '\r':
 			buf = append(buf, '\\', 'r')
-		case c < 0x20:
-			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 		default:
-			buf = append(buf, c)
+			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 		}
 	}
-	return buf
+	return append(buf, s[start:]...)
 }
 
 // intParam parses the query parameter name, a count ("" is 0).

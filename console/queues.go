@@ -71,6 +71,7 @@ func (c *console) listQueues(w http.ResponseWriter, r *http.Request) {
 	defer bw.Flush()
 	_, _ = io.WriteString(bw, `{"queues":[`)
 	var buf []byte
+	var keys []string
 	n := 0
 	for _, q := range queues {
 		s, err := c.summary(r, b, q)
@@ -81,7 +82,7 @@ func (c *console) listQueues(w http.ResponseWriter, r *http.Request) {
 		if n > 0 {
 			buf = append(buf, ',')
 		}
-		buf = s.appendJSON(buf)
+		buf, keys = s.appendJSON(buf, keys)
 		_, _ = bw.Write(buf)
 		n++
 	}

@@ -10,8 +10,10 @@ import (
 // compacting what it had written; a summary is written by hand instead, in
 // the field order and shape encoding/json gives (TestSummaryJSON checks).
 
-// appendJSON appends s as JSON to b.
-func (s *queueSummary) appendJSON(b []byte) []byte {
+// appendJSON appends s as JSON to b. keys, if not nil, holds the sorted
+// attribute names of the queue before, reused when this one has the same
+// (queues of one kind have the same attributes); it returns them.
+func (s *queueSummary) appendJSON(b []byte, keys []string) ([]byte, []string) {
 	b = appendField(b, '{', "name", s.Name)
 	b = appendField(b, ',', "url", s.URL)
 	b = appendField(b, ',', "arn", s.ARN)
@@ -28,7 +30,7 @@ func (s *queueSummary) appendJSON(b []byte) []byte {
 	b = append(b, `,"oldestAvailableAgeMs":`...)
 	b = strconv.AppendInt(b, s.OldestAvailableAgeMs, 10)
 	b = append(b, `,"attributes":`...)
-	b = s.Attributes.appendJSON(b)
+	b, keys = s.Attributes.appendSorted(b, keys)
 	b = append(b, `,"deadLetterQueue":`...)
 	if d := s.DeadLetterQueue; d == nil {
 		b = append(b, "null"...)
@@ -40,7 +42,7 @@ func (s *queueSummary) appendJSON(b []byte) []byte {
 		b = append(b, '}')
 	}
 	if s.Sources == nil {
-		return append(b, `,"sources":null}`...)
+		return append(b, `,"sources":null}`...), keys
 	}
 	b = append(b, `,"sources":[`...)
 	for i, r := range s.Sources {
@@ -49,7 +51,7 @@ func (s *queueSummary) appendJSON(b []byte) []byte {
 		}
 		b = append(r.appendFields(b), '}')
 	}
-	return append(b, "]}"...)
+	return append(b, "]}"...), keys
 }
 
 // appendFields appends r as an object without its closing brace.
@@ -62,16 +64,19 @@ func (r *queueRef) appendFields(b []byte) []byte {
 	return strconv.AppendBool(b, r.Local)
 }
 
-// appendJSON appends a as an object in key order.
-func (a attributes) appendJSON(b []byte) []byte {
+// appendSorted appends a as an object in key order. keys are the sorted
+// names of another map, used if they are a's; it returns a's.
+func (a attributes) appendSorted(b []byte, keys []string) ([]byte, []string) {
 	if a == nil {
-		return append(b, "null"...)
+		return append(b, "null"...), keys
 	}
-	keys := make([]string, 0, len(a))
-	for k := range a {
-		keys = append(keys, k)
+	if !a.hasKeys(keys) {
+		keys = make([]string, 0, len(a))
+		for k := range a {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
 	}
-	slices.Sort(keys)
 	sep := byte('{')
 	for _, k := range keys {
 		b = appendField(b, sep, k, a[k])
@@ -80,10 +85,26 @@ func (a attributes) appendJSON(b []byte) []byte {
 	if sep == '{' {
 		b = append(b, '{')
 	}
-	return append(b, '}')
+	return append(b, '}'), keys
 }
 
-func (a attributes) MarshalJSON() ([]byte, error) { return a.appendJSON(nil), nil }
+// hasKeys reports whether keys are the names of a.
+func (a attributes) hasKeys(keys []string) bool {
+	if keys == nil || len(keys) != len(a) {
+		return false
+	}
+	for _, k := range keys {
+		if _, ok := a[k]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func (a attributes) MarshalJSON() ([]byte, error) {
+	b, _ := a.appendSorted(nil, nil)
+	return b, nil
+}
 
 // appendField appends sep, then "key":"value".
 func appendField(b []byte, sep byte, key, value string) []byte {

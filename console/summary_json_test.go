@@ -34,7 +34,10 @@ func TestSummaryJSON(t *testing.T) {
 		if err := enc.Encode(plainAttrs{plain(s), s.Attributes}); err != nil {
 			t.Fatal(err)
 		}
-		got := s.appendJSON(nil)
+		got, keys := s.appendJSON(nil, []string{"DelaySeconds"}) // another queue's names: not these
+		if again, _ := s.appendJSON(nil, keys); !bytes.Equal(again, got) { // the names reused
+			t.Errorf("%s: with its own names reused:\n%s\nwant\n%s", s.Name, again, got)
+		}
 		var g, w any
 		if err := json.Unmarshal(got, &g); err != nil {
 			t.Fatalf("%s: %v: %s", s.Name, err, got)
