@@ -34,7 +34,7 @@ func TestSummaryJSON(t *testing.T) {
 		if err := enc.Encode(plainAttrs{plain(s), s.Attributes}); err != nil {
 			t.Fatal(err)
 		}
-		got, keys := s.appendJSON(nil, []string{"DelaySeconds"}) // another queue's names: not these
+		got, keys := s.appendJSON(nil, []string{"DelaySeconds"})           // another queue's names: not these
 		if again, _ := s.appendJSON(nil, keys); !bytes.Equal(again, got) { // the names reused
 			t.Errorf("%s: with its own names reused:\n%s\nwant\n%s", s.Name, again, got)
 		}
