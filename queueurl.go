@@ -50,49 +50,40 @@ func (b *Broker) urlAt(base, name string) string {
 // names no queue at all (an empty name, a URL without account and name, an
 // ARN of another service).
 func (b *Broker) Locate(ref string) (account, region, name string, ok bool) {
-	name, foreign, ok := b.resolve(ref)
 	switch {
-	case !ok:
-		return "", "", "", false
-	case foreign == "":
-		return b.cfg.accountID, b.cfg.region, name, true
+	case strings.HasPrefix(ref, "arn:"): // arn:PARTITION:sqs:REGION:ACCOUNT:NAME
+		parts := strings.Split(ref, ":")
+		if len(parts) != 6 || parts[1] != b.cfg.partition || parts[2] != "sqs" {
+			return "", "", "", false
+		}
+		return parts[4], parts[3], parts[5], true
+	case strings.Contains(ref, "/"):
+		return b.splitURL(ref)
+	default:
+		return b.cfg.accountID, b.cfg.region, ref, ref != ""
 	}
-	parts := strings.Split(foreign, ":")
-	return parts[4], parts[3], parts[5], true
 }
 
 // resolve turns a name, URL or ARN into a queue name of this broker, or
 // into the ARN of a queue of another scope (foreign).
 func (b *Broker) resolve(ref string) (name, foreign string, ok bool) {
+	account, region, name, ok := b.Locate(ref)
 	switch {
-	case strings.HasPrefix(ref, "arn:"):
-		parts := strings.Split(ref, ":")
-		if len(parts) != 6 || parts[1] != b.cfg.partition || parts[2] != "sqs" {
-			return "", "", false
-		}
-		if parts[3] != b.cfg.region || parts[4] != b.cfg.accountID {
-			return "", ref, true
-		}
-		return parts[5], "", true
-	case strings.Contains(ref, "/"):
-		region, account, name, ok := b.splitURL(ref)
-		if !ok {
-			return "", "", false
-		}
-		if region != b.cfg.region || account != b.cfg.accountID {
-			return "", "arn:" + b.cfg.partition + ":sqs:" + region + ":" + account + ":" + name, true
-		}
+	case !ok:
+		return "", "", false
+	case account == b.cfg.accountID && region == b.cfg.region:
 		return name, "", true
-	default:
-		return ref, "", ref != ""
+	case strings.HasPrefix(ref, "arn:"):
+		return "", ref, true
 	}
+	return "", "arn:" + b.cfg.partition + ":sqs:" + region + ":" + account + ":" + name, true
 }
 
 // splitURL reads the region, account and queue name of a queue URL
 // (semantics §1.3: its last two path segments are account and name; see
 // the top of this file for the region). The scheme and the rest of the
 // host are ignored.
-func (b *Broker) splitURL(ref string) (region, account, name string, ok bool) {
+func (b *Broker) splitURL(ref string) (account, region, name string, ok bool) {
 	host, path := "", ref
 	if strings.ContainsAny(ref, "?#%") { // escapes or a query: let net/url read it
 		if u, err := url.Parse(ref); err == nil && u.Path != "" {
@@ -115,7 +106,7 @@ func (b *Broker) splitURL(ref string) (region, account, name string, ok bool) {
 	if before, r := cutLast(path); (before == "queue" || strings.HasSuffix(before, "/queue")) && scopeName(r) {
 		region = r // ".../queue/{region}/{account}/{name}"
 	}
-	return region, account, name, name != "" && account != ""
+	return account, region, name, name != "" && account != ""
 }
 
 // cutLast splits a path at its last '/': "a/b/c" is "a/b" and "c"; "c" is

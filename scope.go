@@ -32,8 +32,6 @@ type world struct {
 	parked  int           // long polls parked on any queue
 	idleSig chan struct{} // closed when parked changes, if someone waits
 
-	// mu guards the fields below. It is a leaf lock: it is taken under a
-	// Broker.mu, a moveTask.mu or nothing, and nothing is locked under it.
 	root *Broker // made by NewBroker: its region is the endpoint's default
 
 	// srcMu guards sources (a leaf lock, taken under a Queue.mu).
@@ -43,6 +41,8 @@ type world struct {
 	// ListDeadLetterSourceQueues costs the sources, not every queue.
 	sources map[string]map[*Queue]struct{}
 
+	// mu guards the fields below. It is a leaf lock: it is taken under a
+	// Broker.mu, a moveTask.mu or nothing, and nothing is locked under it.
 	mu      sync.Mutex
 	members map[scopeKey]*Broker
 	queues  map[string]*Queue // every live queue of every member, by ARN

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sqsq/sqsq"
+	"github.com/sqsq/sqsq/internal/jsontext"
 )
 
 // message is a stored message as GET …/messages shows it (see
@@ -146,50 +147,9 @@ func writeMessage(w io.Writer, buf []byte, m message) []byte {
 	head, _ := json.Marshal(m) // {"messageId":"…","body":"",…}: the body is the second field
 	i := bytes.Index(head, []byte(`,"body":""`)) + len(`,"body":"`)
 	_, _ = w.Write(head[:i])
-	buf = writeJSONString(w, buf, body)
+	buf = jsontext.Pieces(buf, body, 32<<10, func(p []byte) { _, _ = w.Write(p) })
 	_, _ = w.Write(head[i:])
 	return buf
-}
-
-// writeJSONString writes the escaped content of s (without quotes) to w
-// in pieces of 32 KiB through buf, which it returns for reuse.
-func writeJSONString(w io.Writer, buf []byte, s string) []byte {
-	for len(s) > 0 {
-		n := min(len(s), 32<<10) // a piece may end inside a rune: bytes past 0x7f are copied as they are
-		buf = appendJSONString(buf[:0], s[:n])
-		_, _ = w.Write(buf)
-		s = s[n:]
-	}
-	return buf[:0]
-}
-
-// appendJSONString appends the escaped content of s (without quotes) to
-// buf. No HTML escapes: the console's answers are read by fetch(), never
-// as HTML (nosniff).
-func appendJSONString(buf []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	start := 0 // what is not yet appended: runs of plain bytes go at once
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		buf = append(buf, s[start:i]...)
-		start = i + 1
-		switch c {
-		case '"', '\\':
-			buf = append(buf, '\\', c)
-		case '\n':
-			buf = append(buf, '\\', 'n')
-		case '\t':
-			buf = append(buf, '\\', 't')
-		case '\r':
-			buf = append(buf, '\\', 'r')
-		default:
-			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-	}
-	return append(buf, s[start:]...)
 }
 
 // intParam parses the query parameter name, a count ("" is 0).

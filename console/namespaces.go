@@ -2,7 +2,6 @@ package console
 
 import (
 	"cmp"
-	"context"
 	"net/http"
 	"strconv"
 
@@ -36,11 +35,7 @@ type namespace struct {
 func (c *console) listNamespaces(w http.ResponseWriter, r *http.Request) {
 	out := []namespace{}
 	for _, b := range c.b.Scopes() {
-		n, err := countQueues(r.Context(), b)
-		if err != nil {
-			fail(w, err)
-			return
-		}
+		n := len(b.Queues())
 		ns := namespace{Account: b.AccountID(), Region: b.Region(), Queues: n, Default: b == c.b}
 		switch {
 		case ns.Default:
@@ -52,23 +47,6 @@ func (c *console) listNamespaces(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, struct {
 		Namespaces []namespace `json:"namespaces"`
 	}{out})
-}
-
-// countQueues counts b's queues, page by page.
-func countQueues(ctx context.Context, b *sqsq.Broker) (int, error) {
-	n := 0
-	in := sqsq.ListQueuesInput{MaxResults: sqsq.Some(1000)}
-	for {
-		page, err := b.ListQueues(ctx, in)
-		if err != nil {
-			return 0, err
-		}
-		n += len(page.QueueURLs)
-		if page.NextToken == "" {
-			return n, nil
-		}
-		in.NextToken = page.NextToken
-	}
 }
 
 // scope returns the broker of the namespace r names (?account=, ?region=),

@@ -151,11 +151,11 @@ func (c *console) summary(r *http.Request, b *sqsq.Broker, q *sqsq.Queue) (queue
 // refOfARN names the queue of arn (arn:aws:sqs:region:account:name), seen
 // from the namespace of b.
 func (c *console) refOfARN(r *http.Request, b *sqsq.Broker, arn string) queueRef {
-	parts := strings.Split(arn, ":")
-	if len(parts) != 6 {
+	account, region, name, ok := b.Locate(arn)
+	if !ok {
 		return queueRef{Name: arn}
 	}
-	ref := queueRef{Name: parts[5], Account: parts[4], Region: parts[3], Local: parts[3] == b.Region() && parts[4] == b.AccountID()}
+	ref := queueRef{Name: name, Account: account, Region: region, Local: region == b.Region() && account == b.AccountID()}
 	if q, err := b.GetQueue(r.Context(), arn); err == nil {
 		ref.URL = c.queueURL(r, q)
 	}

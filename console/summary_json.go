@@ -3,6 +3,8 @@ package console
 import (
 	"slices"
 	"strconv"
+
+	"github.com/sqsq/sqsq/internal/jsontext"
 )
 
 // The page lists every queue each second, and encoding/json spent most of
@@ -108,9 +110,6 @@ func (a attributes) MarshalJSON() ([]byte, error) {
 
 // appendField appends sep, then "key":"value".
 func appendField(b []byte, sep byte, key, value string) []byte {
-	b = append(b, sep, '"')
-	b = appendJSONString(b, key)
-	b = append(b, '"', ':', '"')
-	b = appendJSONString(b, value)
-	return append(b, '"')
+	b = jsontext.AppendString(append(b, sep), key)
+	return jsontext.AppendString(append(b, ':'), value)
 }

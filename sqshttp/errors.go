@@ -9,6 +9,7 @@ import (
 
 	"github.com/sqsq/sqsq"
 	"github.com/sqsq/sqsq/awssqs"
+	"github.com/sqsq/sqsq/internal/jsontext"
 )
 
 // Errors of the protocol layer, which SQS itself does not model. Their
@@ -99,9 +100,9 @@ func (e *wireError) writeJSON(w http.ResponseWriter, r *http.Request) {
 	h.Set("x-amzn-query-error", info.QueryCode+";"+e.fault())
 	b := make([]byte, 0, 128+len(e.err.Message))
 	b = append(b, `{"__type":`...)
-	b = appendJSONString(b, e.namespace+info.WireType)
+	b = jsontext.AppendString(b, e.namespace+info.WireType)
 	b = append(b, `,"message":`...)
-	b = appendJSONString(b, e.err.Message)
+	b = jsontext.AppendString(b, e.err.Message)
 	b = append(b, '}')
 	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(e.status)

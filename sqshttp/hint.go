@@ -28,24 +28,21 @@ func (h *handler) hintMissing(ctx context.Context, r *http.Request, in any, base
 	sc := h.scopeOf(r)
 	v := reflect.ValueOf(in).Elem()
 	ref, byURL := stringField(v, "QueueUrl")
-	if byURL && !strings.Contains(ref, "/") && !strings.HasPrefix(ref, "arn:") {
-		byURL = false // a bare name, of the request's namespace
-		v = reflect.ValueOf(&struct{ QueueName *string }{&ref}).Elem()
-	}
 	if !byURL {
-		name, ok := stringField(v, "QueueName")
-		if !ok || name == "" {
-			return ""
-		}
-		ref = name
+		ref, _ = stringField(v, "QueueName")
+	}
+	if !strings.Contains(ref, "/") && !strings.HasPrefix(ref, "arn:") {
+		// A name (a bare QueueUrl is one too) is of the request's
+		// namespace, or of QueueOwnerAWSAccountId's account in its region.
+		byURL = false
+		account := sc.account
 		if owner, ok := stringField(v, "QueueOwnerAWSAccountId"); ok && owner != "" {
-			ref = "/queue/" + sc.region + "/" + owner + "/" + name
-		} else {
-			ref = "/queue/" + sc.region + "/" + sc.account + "/" + name
+			account = owner
 		}
+		ref = "/queue/" + sc.region + "/" + account + "/" + ref
 	}
 	account, region, name, ok := h.b.Locate(ref)
-	if !ok || !sqsqName(name) {
+	if !ok {
 		return ""
 	}
 	var places []string
@@ -110,21 +107,6 @@ func stringField(v reflect.Value, name string) (string, bool) {
 		return "", false
 	}
 	return f.Elem().String(), true
-}
-
-// sqsqName reports whether s can be a queue's name, so a hint never looks
-// up garbage.
-func sqsqName(s string) bool {
-	if s == "" || len(s) > 80 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
-			return false
-		}
-	}
-	return true
 }
 
 // withHint appends hint to e's message, and notes it for the request log.

@@ -8,10 +8,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/document"
+
+	"github.com/sqsq/sqsq/internal/jsontext"
 )
 
 // jsonWriter is a smithy.ShapeSerializer that writes AWS JSON 1.0. An SDK
@@ -105,7 +106,7 @@ func (w *jsonWriter) WriteBool(s *smithy.Schema, v bool) {
 
 func (w *jsonWriter) WriteString(s *smithy.Schema, v string) {
 	w.member(s)
-	w.buf = appendJSONString(w.buf, v)
+	w.buf = jsontext.AppendString(w.buf, v)
 }
 
 func (w *jsonWriter) WriteBigInt(s *smithy.Schema, v *big.Int) {
@@ -179,7 +180,7 @@ func (w *jsonWriter) WriteKey(_ *smithy.Schema, key string) {
 	}
 	f.n++
 	f.entries = append(f.entries, mapEntry{key: key, start: len(w.buf)})
-	w.buf = appendJSONString(w.buf, key)
+	w.buf = jsontext.AppendString(w.buf, key)
 	w.buf = append(w.buf, ':')
 }
 
@@ -220,48 +221,3 @@ func sortEntries(buf []byte, base int, entries []mapEntry, sep string) []byte {
 	}
 	return buf
 }
-
-// appendJSONString appends s as a JSON string. Bytes that are not UTF-8
-// become U+FFFD, so the document stays valid whatever a message echoes.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}
-
-const hexDigits = "0123456789abcdef"

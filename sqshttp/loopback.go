@@ -10,6 +10,7 @@ import (
 
 	"github.com/sqsq/sqsq"
 	"github.com/sqsq/sqsq/internal/ids"
+	"github.com/sqsq/sqsq/internal/jsontext"
 )
 
 // A local SQS endpoint has one client that acts for someone else: the web
@@ -110,9 +111,9 @@ const sqsqPathPrefix = "/_sqsq/"
 // writeSqsqError answers e in the error shape of sqsq's own endpoints.
 func writeSqsqError(w http.ResponseWriter, r *http.Request, e *wireError) {
 	noteError(r, e)
-	b := appendJSONString([]byte(`{"error":`), e.err.Message)
+	b := jsontext.AppendString([]byte(`{"error":`), e.err.Message)
 	b = append(b, `,"code":`...)
-	b = append(appendJSONString(b, string(e.err.Code)), "}\n"...)
+	b = append(jsontext.AppendString(b, string(e.err.Code)), "}\n"...)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-store")

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -98,22 +99,14 @@ func (f *fairness) free() bool {
 		}
 	}
 	f.mu.Unlock()
-	for len(polls) > 0 { // the oldest first
-		i := 0
-		for j, p := range polls {
-			if p.start.Before(polls[i].start) {
-				i = j
-			}
-		}
-		p := polls[i]
-		polls[i] = polls[len(polls)-1]
-		polls = polls[:len(polls)-1]
+	slices.SortFunc(polls, func(a, b *poll) int { return a.start.Compare(b.start) }) // the oldest first
+	for _, p := range polls {
 		p.cut.Store(true) // before end: the answer may be written at once
 		if p.end() {
 			f.note("ended the oldest long poll early (an empty answer) and closed its connection")
 			return true
 		}
-		p.cut.Store(false)
+		p.cut.Store(false) // not a parked receive
 	}
 	return false
 }
