@@ -2,6 +2,7 @@ package sqsq
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -88,15 +89,6 @@ var durationRanges = map[string]attrRange{
 	AttrReceiveMessageWaitTimeSeconds: {0, 20},
 	AttrVisibilityTimeout:             {0, 43200},
 	AttrKmsDataKeyReusePeriodSeconds:  {60, 86400},
-}
-
-var readOnlyAttrs = map[string]bool{
-	AttrApproximateNumberOfMessages:           true,
-	AttrApproximateNumberOfMessagesNotVisible: true,
-	AttrApproximateNumberOfMessagesDelayed:    true,
-	AttrCreatedTimestamp:                      true,
-	AttrLastModifiedTimestamp:                 true,
-	AttrQueueArn:                              true,
 }
 
 // ParseQueueAttributes turns the string map of the SQS wire protocols into
@@ -449,54 +441,88 @@ func (s *queueSettings) differs(a QueueAttributes, fifo bool) string {
 
 // attributeStrings is a's set fields in wire form.
 func attributeStrings(a QueueAttributes) map[string]string {
-	m := map[string]string{}
-	put := func(name string, o Optional[time.Duration]) {
-		if v, ok := o.Get(); ok {
-			m[name] = secs(v)
-		}
-	}
-	put(AttrDelaySeconds, a.DelaySeconds)
-	put(AttrMessageRetentionPeriod, a.MessageRetentionPeriod)
-	put(AttrReceiveMessageWaitTimeSeconds, a.ReceiveMessageWaitTimeSeconds)
-	put(AttrVisibilityTimeout, a.VisibilityTimeout)
-	put(AttrKmsDataKeyReusePeriodSeconds, a.KmsDataKeyReusePeriodSeconds)
-	if v, ok := a.MaximumMessageSize.Get(); ok {
-		m[AttrMaximumMessageSize] = strconv.Itoa(v)
-	}
-	if v, ok := a.Policy.Get(); ok {
-		m[AttrPolicy] = v
-	}
-	if v, ok := a.KmsMasterKeyId.Get(); ok {
-		m[AttrKmsMasterKeyID] = v
-	}
-	if v, ok := a.SqsManagedSseEnabled.Get(); ok {
-		m[AttrSqsManagedSseEnabled] = strconv.FormatBool(v)
-	}
-	if v, ok := a.FifoQueue.Get(); ok {
-		m[AttrFifoQueue] = strconv.FormatBool(v)
-	}
-	if v, ok := a.ContentBasedDeduplication.Get(); ok {
-		m[AttrContentBasedDeduplication] = strconv.FormatBool(v)
-	}
-	if v, ok := a.DeduplicationScope.Get(); ok {
-		m[AttrDeduplicationScope] = v
-	}
-	if v, ok := a.FifoThroughputLimit.Get(); ok {
-		m[AttrFifoThroughputLimit] = v
-	}
-	if v, ok := a.RedrivePolicy.Get(); ok {
-		m[AttrRedrivePolicy] = ""
-		if v != nil {
-			m[AttrRedrivePolicy] = v.String()
-		}
-	}
-	if v, ok := a.RedriveAllowPolicy.Get(); ok {
-		m[AttrRedriveAllowPolicy] = ""
-		if v != nil {
-			m[AttrRedriveAllowPolicy] = v.String()
+	return putAttributeStrings(make(map[string]string, wireAttributes), a)
+}
+
+// wireAttributes is the most attributes GetQueueAttributes answers (a
+// FIFO queue with every optional one set), to size its map once.
+const wireAttributes = 22
+
+// settableNames are the settable attributes' wire names.
+var settableNames = [...]string{
+	AttrDelaySeconds, AttrMaximumMessageSize, AttrMessageRetentionPeriod,
+	AttrReceiveMessageWaitTimeSeconds, AttrVisibilityTimeout, AttrPolicy,
+	AttrKmsMasterKeyID, AttrKmsDataKeyReusePeriodSeconds, AttrSqsManagedSseEnabled,
+	AttrFifoQueue, AttrContentBasedDeduplication, AttrDeduplicationScope,
+	AttrFifoThroughputLimit, AttrRedrivePolicy, AttrRedriveAllowPolicy,
+}
+
+// putAttributeStrings puts a's set fields in wire form into m.
+func putAttributeStrings(m map[string]string, a QueueAttributes) map[string]string {
+	for _, name := range settableNames {
+		if v, ok := a.wire(name); ok {
+			m[name] = v
 		}
 	}
 	return m
+}
+
+// wire returns the named settable attribute in wire form, if set.
+func (a *QueueAttributes) wire(name string) (string, bool) {
+	dur := func(o Optional[time.Duration]) (string, bool) {
+		v, ok := o.Get()
+		return secs(v), ok
+	}
+	flag := func(o Optional[bool]) (string, bool) {
+		v, ok := o.Get()
+		return strconv.FormatBool(v), ok
+	}
+	switch name {
+	case AttrDelaySeconds:
+		return dur(a.DelaySeconds)
+	case AttrMessageRetentionPeriod:
+		return dur(a.MessageRetentionPeriod)
+	case AttrReceiveMessageWaitTimeSeconds:
+		return dur(a.ReceiveMessageWaitTimeSeconds)
+	case AttrVisibilityTimeout:
+		return dur(a.VisibilityTimeout)
+	case AttrKmsDataKeyReusePeriodSeconds:
+		return dur(a.KmsDataKeyReusePeriodSeconds)
+	case AttrMaximumMessageSize:
+		v, ok := a.MaximumMessageSize.Get()
+		return strconv.Itoa(v), ok
+	case AttrPolicy:
+		return a.Policy.Get()
+	case AttrKmsMasterKeyID:
+		return a.KmsMasterKeyId.Get()
+	case AttrSqsManagedSseEnabled:
+		return flag(a.SqsManagedSseEnabled)
+	case AttrFifoQueue:
+		return flag(a.FifoQueue)
+	case AttrContentBasedDeduplication:
+		return flag(a.ContentBasedDeduplication)
+	case AttrDeduplicationScope:
+		return a.DeduplicationScope.Get()
+	case AttrFifoThroughputLimit:
+		return a.FifoThroughputLimit.Get()
+	case AttrRedrivePolicy:
+		return policyWire(a.RedrivePolicy)
+	case AttrRedriveAllowPolicy:
+		return policyWire(a.RedriveAllowPolicy)
+	}
+	return "", false
+}
+
+// policyWire is a redrive policy in wire form: "" when set to nil (cleared).
+func policyWire[T any, P interface {
+	*T
+	String() string
+}](o Optional[P]) (string, bool) {
+	v, ok := o.Get()
+	if v == nil {
+		return "", ok
+	}
+	return v.String(), ok
 }
 
 func secs(d time.Duration) string { return strconv.FormatInt(int64(d/time.Second), 10) }
@@ -532,23 +558,51 @@ func (q *Queue) GetAttributes(ctx context.Context, names ...string) (map[string]
 		return nil, err
 	}
 	defer q.mu.Unlock()
-	every := q.settings.strings(q.fifo)
-	every[AttrApproximateNumberOfMessages] = strconv.Itoa(q.nAvail)
-	every[AttrApproximateNumberOfMessagesNotVisible] = strconv.Itoa(q.nInflight)
-	every[AttrApproximateNumberOfMessagesDelayed] = strconv.Itoa(q.nDelayed)
-	every[AttrCreatedTimestamp] = strconv.FormatInt(q.created.Unix(), 10)
-	every[AttrLastModifiedTimestamp] = strconv.FormatInt(q.modified.Unix(), 10)
-	every[AttrQueueArn] = q.arn
 	if all {
+		// Sized once: the console asks for every queue's each second.
+		every := putAttributeStrings(make(map[string]string, wireAttributes), q.settings.attributes(q.fifo))
+		for _, name := range readOnlyNames {
+			every[name], _ = q.readOnly(name)
+		}
 		return every, nil
 	}
+	// Only what is asked for, formatted: a poller asks for one count.
+	set := q.settings.attributes(q.fifo)
 	out := make(map[string]string, len(names))
 	for _, n := range names {
-		if v, ok := every[n]; ok {
+		if v, ok := q.readOnly(n); ok {
+			out[n] = v
+		} else if v, ok := set.wire(n); ok {
 			out[n] = v
 		}
 	}
 	return out, nil
+}
+
+// readOnlyNames are the attributes only SQS sets.
+var readOnlyNames = [...]string{
+	AttrApproximateNumberOfMessages, AttrApproximateNumberOfMessagesNotVisible,
+	AttrApproximateNumberOfMessagesDelayed, AttrCreatedTimestamp,
+	AttrLastModifiedTimestamp, AttrQueueArn,
+}
+
+// readOnly returns the named read-only attribute. Caller holds q.mu.
+func (q *Queue) readOnly(name string) (string, bool) {
+	switch name {
+	case AttrApproximateNumberOfMessages:
+		return strconv.Itoa(q.nAvail), true
+	case AttrApproximateNumberOfMessagesNotVisible:
+		return strconv.Itoa(q.nInflight), true
+	case AttrApproximateNumberOfMessagesDelayed:
+		return strconv.Itoa(q.nDelayed), true
+	case AttrCreatedTimestamp:
+		return strconv.FormatInt(q.created.Unix(), 10), true
+	case AttrLastModifiedTimestamp:
+		return strconv.FormatInt(q.modified.Unix(), 10), true
+	case AttrQueueArn:
+		return q.arn, true
+	}
+	return "", false
 }
 
 // knownAttribute reports whether name is a queue attribute of this queue type.
@@ -562,7 +616,7 @@ func knownAttribute(name string, fifo bool) bool {
 	case AttrFifoQueue, AttrContentBasedDeduplication, AttrDeduplicationScope, AttrFifoThroughputLimit:
 		return fifo
 	}
-	return readOnlyAttrs[name]
+	return slices.Contains(readOnlyNames[:], name)
 }
 
 // SetAttributes changes queue attributes (SetQueueAttributes). All are

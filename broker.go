@@ -3,6 +3,7 @@ package sqsq
 import (
 	"context"
 	"encoding/base64"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -309,7 +310,7 @@ func (b *Broker) Queues() []*Queue {
 		qs = append(qs, q)
 	}
 	b.mu.Unlock()
-	sort.Slice(qs, func(i, j int) bool { return qs[i].name < qs[j].name })
+	slices.SortFunc(qs, func(a, b *Queue) int { return strings.Compare(a.name, b.name) })
 	return qs
 }
 

@@ -249,9 +249,3 @@ func (c *console) baseURL(r *http.Request) string {
 	}
 	return sqshttp.RequestBaseURL(r) // the URLs the SDK gets from the same server
 }
-
-// queueURL is q's URL as a client of r's endpoint reaches it: with its
-// region in the path when that is not the endpoint's default.
-func (c *console) queueURL(r *http.Request, q *sqsq.Queue) string {
-	return q.URLAt(c.baseURL(r))
-}

@@ -2,6 +2,7 @@ package console
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -21,9 +22,11 @@ type queueSummary struct {
 	// OldestAgeMs is the age of the oldest stored message, any state,
 	// counted from its send; OldestAvailableAgeMs how long the oldest
 	// available message has waited (ApproximateAgeOfOldestMessage).
-	OldestAgeMs          int64      `json:"oldestAgeMs"`
-	OldestAvailableAgeMs int64      `json:"oldestAvailableAgeMs"`
-	Attributes           attributes `json:"attributes"`
+	OldestAgeMs          int64 `json:"oldestAgeMs"`
+	OldestAvailableAgeMs int64 `json:"oldestAvailableAgeMs"`
+	// Attributes are GetQueueAttributes All's; a listing asked for
+	// ?attributes=false leaves them out.
+	Attributes attributes `json:"attributes,omitempty"`
 	// DeadLetterQueue is the target of the queue's RedrivePolicy, nil
 	// without one.
 	DeadLetterQueue *deadLetterQueue `json:"deadLetterQueue"`
@@ -56,8 +59,19 @@ type queueRef struct {
 }
 
 // listQueues answers GET /_sqsq/api/queues: every queue of the namespace
-// (?account=, ?region=), in name order, with its counts and DLQ links.
+// (?account=, ?region=), in name order, with its counts and DLQ links, and
+// its attributes unless ?attributes=false (the page's list shows none, and
+// they are most of the answer's bytes and cost).
 func (c *console) listQueues(w http.ResponseWriter, r *http.Request) {
+	withAttrs := true
+	switch v := r.URL.Query().Get("attributes"); v {
+	case "", "true":
+	case "false":
+		withAttrs = false
+	default:
+		fail(w, sqsq.InvalidParameter("attributes", v, "it must be true or false."))
+		return
+	}
 	b, ok := c.scope(w, r, false)
 	if !ok {
 		return
@@ -70,11 +84,12 @@ func (c *console) listQueues(w http.ResponseWriter, r *http.Request) {
 	bw := bufio.NewWriterSize(w, 64<<10) // 10,000 queues are 7 MB: fewer, larger writes
 	defer bw.Flush()
 	_, _ = io.WriteString(bw, `{"queues":[`)
+	base := c.baseURL(r)
 	var buf []byte
 	var keys []string
 	n := 0
 	for _, q := range queues {
-		s, err := c.summary(r, b, q)
+		s, err := c.summary(r.Context(), base, b, q, withAttrs)
 		if err != nil {
 			continue // deleted since the listing, or the broker closed
 		}
@@ -96,7 +111,7 @@ func (c *console) getQueue(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	s, err := c.summary(r, b, q)
+	s, err := c.summary(r.Context(), c.baseURL(r), b, q, true)
 	if err != nil {
 		fail(w, err)
 		return
@@ -108,37 +123,44 @@ func (c *console) getQueue(w http.ResponseWriter, r *http.Request) {
 // (summary_json.go).
 type attributes map[string]string
 
-// summary describes q, a queue of the namespace of b.
-func (c *console) summary(r *http.Request, b *sqsq.Broker, q *sqsq.Queue) (queueSummary, error) {
+// summary describes q, a queue of the namespace of b, with its attributes
+// if withAttrs.
+func (c *console) summary(ctx context.Context, base string, b *sqsq.Broker, q *sqsq.Queue, withAttrs bool) (queueSummary, error) {
 	st, err := q.Stats()
 	if err != nil {
 		return queueSummary{}, err
 	}
-	attrs, err := q.GetAttributes(r.Context(), sqsq.AttrAll)
+	names := []string{sqsq.AttrRedrivePolicy} // for the DLQ link
+	if withAttrs {
+		names[0] = sqsq.AttrAll
+	}
+	attrs, err := q.GetAttributes(ctx, names...)
 	if err != nil {
 		return queueSummary{}, err
 	}
 	s := queueSummary{
-		Name: q.Name(), URL: c.queueURL(r, q), ARN: q.ARN(), FIFO: q.FIFO(),
+		Name: q.Name(), URL: q.URLAt(base), ARN: q.ARN(), FIFO: q.FIFO(),
 		Counts:               counts{Available: st.Visible, InFlight: st.InFlight, Delayed: st.Delayed},
 		OldestAgeMs:          st.OldestAge.Milliseconds(),
 		OldestAvailableAgeMs: st.OldestAvailableAge.Milliseconds(),
-		Attributes:           attrs,
 		Sources:              []queueRef{},
+	}
+	if withAttrs {
+		s.Attributes = attrs
 	}
 	if rp := attrs[sqsq.AttrRedrivePolicy]; rp != "" {
 		if p, err := sqsq.ParseRedrivePolicy(rp); err == nil {
-			s.DeadLetterQueue = &deadLetterQueue{queueRef: c.refOfARN(r, b, p.DeadLetterTargetArn), ARN: p.DeadLetterTargetArn, MaxReceiveCount: p.MaxReceiveCount}
+			s.DeadLetterQueue = &deadLetterQueue{queueRef: c.refOfARN(ctx, base, b, p.DeadLetterTargetArn), ARN: p.DeadLetterTargetArn, MaxReceiveCount: p.MaxReceiveCount}
 		}
 	}
 	in := sqsq.ListDeadLetterSourceQueuesInput{MaxResults: sqsq.Some(1000)}
 	for {
-		page, err := q.ListDeadLetterSourceQueues(r.Context(), in)
+		page, err := q.ListDeadLetterSourceQueues(ctx, in)
 		if err != nil {
 			return queueSummary{}, err
 		}
 		for _, u := range page.QueueURLs {
-			s.Sources = append(s.Sources, c.refOfURL(r, b, u))
+			s.Sources = append(s.Sources, c.refOfURL(ctx, base, b, u))
 		}
 		if page.NextToken == "" {
 			break
@@ -150,14 +172,14 @@ func (c *console) summary(r *http.Request, b *sqsq.Broker, q *sqsq.Queue) (queue
 
 // refOfARN names the queue of arn (arn:aws:sqs:region:account:name), seen
 // from the namespace of b.
-func (c *console) refOfARN(r *http.Request, b *sqsq.Broker, arn string) queueRef {
+func (c *console) refOfARN(ctx context.Context, base string, b *sqsq.Broker, arn string) queueRef {
 	account, region, name, ok := b.Locate(arn)
 	if !ok {
 		return queueRef{Name: arn}
 	}
 	ref := queueRef{Name: name, Account: account, Region: region, Local: region == b.Region() && account == b.AccountID()}
-	if q, err := b.GetQueue(r.Context(), arn); err == nil {
-		ref.URL = c.queueURL(r, q)
+	if q, err := b.GetQueue(ctx, arn); err == nil {
+		ref.URL = q.URLAt(base)
 	}
 	return ref
 }
@@ -166,13 +188,13 @@ func (c *console) refOfARN(r *http.Request, b *sqsq.Broker, arn string) queueRef
 // ListDeadLetterSourceQueues gives (its broker's base URL, not the
 // request's; a URL names its region and account, so it finds the queue
 // from b whatever its namespace), seen from the namespace of b.
-func (c *console) refOfURL(r *http.Request, b *sqsq.Broker, u string) queueRef {
-	q, err := b.GetQueue(r.Context(), u)
+func (c *console) refOfURL(ctx context.Context, base string, b *sqsq.Broker, u string) queueRef {
+	q, err := b.GetQueue(ctx, u)
 	if err != nil { // deleted since the listing
 		name := u[strings.LastIndexByte(u, '/')+1:]
 		return queueRef{Name: name}
 	}
-	return c.refOfARN(r, b, q.ARN())
+	return c.refOfARN(ctx, base, b, q.ARN())
 }
 
 // createInput is the body of POST /_sqsq/api/queues. Attributes are
@@ -216,7 +238,7 @@ func (c *console) createQueue(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
-	s, err := c.summary(r, b, q)
+	s, err := c.summary(r.Context(), c.baseURL(r), b, q, true)
 	if err != nil {
 		fail(w, err)
 		return

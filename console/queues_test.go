@@ -2,7 +2,9 @@ package console_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -115,6 +117,39 @@ func TestListQueues(t *testing.T) {
 	if st := e.stats(src); st.Visible != 1 || st.InFlight != 1 || st.Delayed != 1 || st.Received != 1 {
 		t.Errorf("after the listing: %+v", st)
 	}
+}
+
+// ?attributes=false lists the queues as the page shows them: everything
+// but the attributes, which the list does not show and which are most of
+// the answer; the default lists them; any other value is refused.
+func TestListQueuesWithoutAttributes(t *testing.T) {
+	t.Parallel()
+	e := setup(t, false)
+	withDLQ(e, "5")
+	var full, lean struct {
+		Queues []map[string]json.RawMessage `json:"queues"`
+	}
+	e.ok("GET", "/_sqsq/api/queues?attributes=true", nil, &full)
+	e.ok("GET", "/_sqsq/api/queues?attributes=false", nil, &lean)
+	if len(full.Queues) != 2 || len(lean.Queues) != 2 {
+		t.Fatalf("%d and %d queues, want 2", len(full.Queues), len(lean.Queues))
+	}
+	for i, q := range lean.Queues {
+		if _, ok := q["attributes"]; ok {
+			t.Errorf("%s: attributes listed: %s", q["name"], q["attributes"])
+		}
+		if _, ok := full.Queues[i]["attributes"]; !ok {
+			t.Errorf("%s: no attributes by default", q["name"])
+		}
+		delete(full.Queues[i], "attributes")
+		if !reflect.DeepEqual(q, full.Queues[i]) {
+			t.Errorf("without attributes:\n%v\nwant the rest as listed with them:\n%v", q, full.Queues[i])
+		}
+	}
+	if string(lean.Queues[0]["deadLetterQueue"]) == "null" { // orders: its DLQ link still read
+		t.Errorf("orders lost its dead-letter queue: %v", lean.Queues[0])
+	}
+	e.fails("GET", "/_sqsq/api/queues?attributes=no", nil, http.StatusBadRequest, "InvalidParameterValue")
 }
 
 // A dead-letter queue of another account shows as a link the console

@@ -31,8 +31,10 @@ func (s *queueSummary) appendJSON(b []byte, keys []string) ([]byte, []string) {
 	b = strconv.AppendInt(b, s.OldestAgeMs, 10)
 	b = append(b, `,"oldestAvailableAgeMs":`...)
 	b = strconv.AppendInt(b, s.OldestAvailableAgeMs, 10)
-	b = append(b, `,"attributes":`...)
-	b, keys = s.Attributes.appendSorted(b, keys)
+	if len(s.Attributes) > 0 {
+		b = append(b, `,"attributes":`...)
+		b, keys = s.Attributes.appendSorted(b, keys)
+	}
 	b = append(b, `,"deadLetterQueue":`...)
 	if d := s.DeadLetterQueue; d == nil {
 		b = append(b, "null"...)

@@ -29,7 +29,7 @@ func TestSummaryJSON(t *testing.T) {
 		type plain queueSummary // without the hand-written path
 		type plainAttrs struct {
 			plain
-			Attributes map[string]string `json:"attributes"`
+			Attributes map[string]string `json:"attributes,omitempty"`
 		}
 		if err := enc.Encode(plainAttrs{plain(s), s.Attributes}); err != nil {
 			t.Fatal(err)

@@ -267,7 +267,7 @@ function updateQueueRow(tr, q) {
 }
 
 async function loadQueues() {
-  const data = await api('GET', '/queues');
+  const data = await api('GET', '/queues?attributes=false'); // the list shows none
   if (state.route.page !== 'queues') return;
   syncRows($('#queues-table tbody'), data.queues, 'data-queue', (q) => q.name, queueRow, updateQueueRow);
   $('#queues-empty').hidden = data.queues.length > 0;
