@@ -32,6 +32,19 @@ type Call struct {
 	Op    Op
 	Queue string // the queue's name
 	FIFO  bool
+	// Account and Region are the queue's namespace (see [Broker.Scope]):
+	// one policy serves every namespace of an endpoint.
+	Account, Region string
+}
+
+// call describes a call of op on q.
+func (q *Queue) call(op Op) Call {
+	return Call{Op: op, Queue: q.name, FIFO: q.fifo, Account: q.b.cfg.accountID, Region: q.b.cfg.region}
+}
+
+// event starts an Event of kind about q at now.
+func (q *Queue) event(kind EventKind, now int64) Event {
+	return Event{Kind: kind, At: time.Unix(0, now), Queue: q.name, Account: q.b.cfg.accountID, Region: q.b.cfg.region}
 }
 
 // Faults is a fault policy: it makes a [Broker] show the unlucky side of SQS
@@ -82,6 +95,19 @@ type Faults interface {
 	LoseResponse(c Call) bool
 }
 
+// VisibilityFaults is an optional extension of [Faults]: a policy that
+// implements it can end a visibility timeout early. SQS's standard queues
+// deliver at least once — "you might receive a message more than once",
+// the Developer Guide says, even inside a visibility timeout — so a
+// consumer must survive a message coming back while it still works on it.
+type VisibilityFaults interface {
+	// VisibilityTimeout is consulted for each message a receive on a
+	// standard queue puts in flight for timeout (> 0): it returns the
+	// timeout the message really gets, from 1 ns to timeout (answers out
+	// of range are clamped). The receiver is told timeout as usual.
+	VisibilityTimeout(c Call, timeout time.Duration) time.Duration
+}
+
 // EventKind says what an [Event] reports.
 type EventKind uint8
 
@@ -93,6 +119,7 @@ const (
 	EventDeadLettered                           // a receive moved a message to the dead-letter queue
 	EventSent                                   // a send stored a message
 	EventRedriven                               // a move task moved a message out of a dead-letter queue
+	EventReceiveLost                            // a receive's response was lost: the message is in flight, unseen
 )
 
 func (k EventKind) String() string {
@@ -109,18 +136,22 @@ func (k EventKind) String() string {
 		return "sent"
 	case EventRedriven:
 		return "redriven"
+	case EventReceiveLost:
+		return "receive response lost"
 	}
 	return "event(?)"
 }
 
 // Event is what an [Observer] is told about one message.
 type Event struct {
-	Kind      EventKind
-	At        time.Time // the clock instant of the operation
-	Queue     string    // the queue's name
-	MessageID string    // "" when a Delete or ChangeVisibility handle named no stored message
-	Body      string
-	SentAt    time.Time // the message's SentTimestamp (millisecond precision)
+	Kind  EventKind
+	At    time.Time // the clock instant of the operation
+	Queue string    // the queue's name
+	// Account and Region are the queue's namespace.
+	Account, Region string
+	MessageID       string // "" when a Delete or ChangeVisibility handle named no stored message
+	Body            string
+	SentAt          time.Time // the message's SentTimestamp (millisecond precision)
 	// ReceiptHandle is the handle handed out (EventReceived) or used.
 	ReceiptHandle string
 	// ReceiveCount is ApproximateReceiveCount after a receive.
@@ -151,6 +182,10 @@ type Event struct {
 	NewMessageID string
 	// Delay is the delay of an EventSent: the message becomes visible At+Delay.
 	Delay time.Duration
+	// EndsEarly, when positive, is the visibility timeout an EventReceived
+	// really set: [VisibilityFaults] ended it early, and the message is
+	// visible again after EndsEarly instead of Timeout.
+	EndsEarly time.Duration
 }
 
 // Observer is told of every receive, delete, visibility change and
@@ -192,7 +227,7 @@ func (q *Queue) rejectReceive() *Error {
 	if f == nil {
 		return nil
 	}
-	if code := f.Reject(Call{Op: OpReceive, Queue: q.name, FIFO: q.fifo}); code != "" {
+	if code := f.Reject(q.call(OpReceive)); code != "" {
 		return errInjected(code)
 	}
 	return nil
@@ -205,19 +240,34 @@ func (q *Queue) sample(limit int) int {
 		return limit
 	}
 	n := min(limit, q.nAvail)
-	if k := f.Sample(Call{Op: OpReceive, Queue: q.name}, n); k < n {
+	if k := f.Sample(q.call(OpReceive), n); k < n {
 		return max(0, k)
 	}
 	return limit // not sampled: room stays for a duplicate
 }
 
 // loseReceive passes a receive's result through the policy's LoseResponse.
+// The observer is told of each message whose delivery was lost, under
+// q.mu again, so a history shows why its receiver never saw it.
 func (q *Queue) loseReceive(msgs []Message, err error) ([]Message, error) {
-	if f := q.b.cfg.faults; f != nil && err == nil && len(msgs) > 0 &&
-		f.LoseResponse(Call{Op: OpReceive, Queue: q.name, FIFO: q.fifo}) {
-		return nil, errLostResponse()
+	f := q.b.cfg.faults
+	if f == nil || err != nil || len(msgs) == 0 || !f.LoseResponse(q.call(OpReceive)) {
+		return msgs, err
 	}
-	return msgs, err
+	if o := q.b.cfg.observer; o != nil {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		now := q.b.clock.Now().UnixNano()
+		for _, msg := range msgs {
+			if m := msg.m; m != nil {
+				ev := q.event(EventReceiveLost, now)
+				ev.MessageID, ev.Body, ev.SentAt, ev.ReceiptHandle = m.id, m.body, time.UnixMilli(m.sentAt), msg.ReceiptHandle
+				ev.ReceiveCount, ev.Injected = int(m.receiveCount), true
+				o.Observe(ev)
+			}
+		}
+	}
+	return nil, errLostResponse()
 }
 
 // takeHooked selects messages as take does, letting the fault policy
@@ -233,7 +283,7 @@ func (q *Queue) takeHooked(in *ReceiveInput, max int, vis time.Duration, now int
 	if f == nil || q.nInflight == 0 {
 		return q.takeStandard(in, max, vis, now, dlq), nil
 	}
-	if m := q.inflightAt(f.Duplicate(Call{Op: OpReceive, Queue: q.name}, q.nInflight)); m != nil && !q.wouldDeadLetter(m) {
+	if m := q.inflightAt(f.Duplicate(q.call(OpReceive), q.nInflight)); m != nil && !q.wouldDeadLetter(m) {
 		out = append(out, q.receiveOne(m, in, vis, now))
 		dup = m
 	}
@@ -255,7 +305,7 @@ func (q *Queue) tell(in *ReceiveInput, out []Message, dup *message, now int64) {
 	told := q.told
 	q.told = nil // taken before any user code runs: a panic must not leave them to the next receive
 	if f != nil && !q.fifo && len(out) > 1 {
-		f.Shuffle(Call{Op: OpReceive, Queue: q.name}, len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+		f.Shuffle(q.call(OpReceive), len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 	}
 	if o == nil {
 		return
@@ -263,13 +313,27 @@ func (q *Queue) tell(in *ReceiveInput, out []Message, dup *message, now int64) {
 	for _, e := range told {
 		o.Observe(e)
 	}
-	at, vis := time.Unix(0, now), in.VisibilityTimeout.Or(q.settings.visibility)
+	vis := in.VisibilityTimeout.Or(q.settings.visibility)
 	for _, msg := range out {
 		m := msg.m
-		o.Observe(Event{Kind: EventReceived, At: at, Queue: q.name, MessageID: m.id, Body: m.body,
-			SentAt: time.UnixMilli(m.sentAt), ReceiptHandle: msg.ReceiptHandle, ReceiveCount: int(m.receiveCount),
-			Timeout: vis, Duplicate: m == dup})
+		ev := q.event(EventReceived, now)
+		ev.MessageID, ev.Body, ev.SentAt, ev.ReceiptHandle = m.id, m.body, time.UnixMilli(m.sentAt), msg.ReceiptHandle
+		ev.ReceiveCount, ev.Timeout, ev.Duplicate = int(m.receiveCount), vis, m == dup
+		if vis > 0 && m.state == stateInflight && m.visibleAt-now < int64(vis) {
+			ev.EndsEarly = time.Duration(m.visibleAt - now)
+		}
+		o.Observe(ev)
 	}
+}
+
+// shortenVisibility returns the visibility timeout a receive of a message
+// on q really sets, vis unless the policy ends it early. Caller holds q.mu.
+func (q *Queue) shortenVisibility(vis time.Duration) time.Duration {
+	vf, ok := q.b.cfg.faults.(VisibilityFaults)
+	if !ok || q.fifo || vis <= 0 {
+		return vis
+	}
+	return min(max(vf.VisibilityTimeout(q.call(OpReceive), vis), 1), vis)
 }
 
 // inflightAt returns the i-th in-flight message in slot order, or nil.
@@ -329,7 +393,7 @@ func (q *Queue) hooked(op Op, rh string, now int64, apply func() *Error, fill fu
 	if target, st := q.lookup(rh); st != handleInvalid && st != handleGone {
 		m = target
 	}
-	c := Call{Op: op, Queue: q.name, FIFO: q.fifo}
+	c := q.call(op)
 	var e *Error
 	injected, applied := false, false
 	if code := reject(f, c); code != "" {
@@ -342,7 +406,8 @@ func (q *Queue) hooked(op Op, rh string, now int64, apply func() *Error, fill fu
 		}
 	}
 	if o != nil {
-		ev := Event{At: time.Unix(0, now), Queue: q.name, ReceiptHandle: rh, Injected: injected, Applied: applied}
+		ev := q.event(0, now)
+		ev.ReceiptHandle, ev.Injected, ev.Applied = rh, injected, applied
 		if e != nil {
 			ev.Err = e
 		}

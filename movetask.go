@@ -697,8 +697,10 @@ func (q *Queue) redriveTo(m *message, dst *Queue, at int64) Event {
 	dst.store(nm, at, dst.settings.delay)
 	dst.counters.RedrivenIn++
 	dst.wakeFor(nm)
-	return Event{Kind: EventRedriven, At: time.Unix(0, at), Queue: q.name, MessageID: m.id, Body: m.body,
-		SentAt: time.UnixMilli(m.sentAt), Destination: dst.name, NewMessageID: nm.id}
+	ev := q.event(EventRedriven, at)
+	ev.MessageID, ev.Body, ev.SentAt = m.id, m.body, time.UnixMilli(m.sentAt)
+	ev.Destination, ev.NewMessageID = dst.name, nm.id
+	return ev
 }
 
 // ListMoveTasks lists the most recent move tasks of a source queue, newest

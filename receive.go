@@ -240,7 +240,7 @@ func (q *Queue) receiveOne(m *message, in *ReceiveInput, vis time.Duration, now 
 	}
 	m.receivedAt = now
 	if vis > 0 {
-		q.makePending(m, stateInflight, now+int64(vis))
+		q.makePending(m, stateInflight, now+int64(q.shortenVisibility(vis)))
 	} else {
 		m.state = stateHeld // off every index until the selection ends
 		q.again = append(q.again, m)

@@ -408,8 +408,10 @@ func (q *Queue) deadLetter(m *message, dlq *Queue, now int64) bool {
 	dlq.counters.DeadLettered++
 	dlq.wakeFor(moved)
 	if q.b.cfg.observer != nil { // told when the selection is whole (see tell)
-		q.told = append(q.told, Event{Kind: EventDeadLettered, At: time.Unix(0, now), Queue: q.name, MessageID: m.id, Body: m.body,
-			SentAt: time.UnixMilli(m.sentAt), ReceiveCount: int(m.receiveCount), DeadLetterQueue: dlq.name})
+		ev := q.event(EventDeadLettered, now)
+		ev.MessageID, ev.Body, ev.SentAt = m.id, m.body, time.UnixMilli(m.sentAt)
+		ev.ReceiveCount, ev.DeadLetterQueue = int(m.receiveCount), dlq.name
+		q.told = append(q.told, ev)
 	}
 	return true
 }

@@ -187,8 +187,9 @@ func (q *Queue) send(in *SendInput, size int, now int64) SendResult {
 	q.counters.Sent++
 	q.wakeFor(m)
 	if o := q.b.cfg.observer; o != nil { // last: a panic there leaves the send whole
-		o.Observe(Event{Kind: EventSent, At: time.Unix(0, now), Queue: q.name, MessageID: m.id,
-			Body: m.body, SentAt: time.UnixMilli(m.sentAt), Delay: delay})
+		ev := q.event(EventSent, now)
+		ev.MessageID, ev.Body, ev.SentAt, ev.Delay = m.id, m.body, time.UnixMilli(m.sentAt), delay
+		o.Observe(ev)
 	}
 	if m.ext != nil {
 		res.attrs, res.sysAt = m.ext.attrs, m.ext.sysAttrs

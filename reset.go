@@ -1,0 +1,49 @@
+package sqsq
+
+import (
+	"context"
+	"errors"
+)
+
+// Reset empties b's endpoint for the next test without a new broker:
+// every queue of every namespace is deleted with its messages, running
+// move tasks are cancelled and every task is forgotten, the names of
+// deleted queues are forgotten (a queue of the same name can be created at
+// once), and the namespaces [Broker.Scope] made are released. Brokers and
+// the clock stay; so do the options, a fault policy and an observer, which
+// are the caller's to reset.
+//
+// A long poll parked on a queue ends at once with QueueDoesNotExist, as
+// after DeleteQueue, and so does every later call on a *Queue of before
+// the reset. A call that runs concurrently with Reset lands either before
+// it (and is swept away) or after it (on the empty endpoint).
+func (b *Broker) Reset(ctx context.Context) error {
+	if b.closed() {
+		return ErrClosed
+	}
+	w := b.w
+	for _, t := range w.tasks.runningTasks() {
+		t.mu.Lock()
+		if t.isActive() {
+			t.finish(MoveTaskCancelled, "")
+		}
+		t.mu.Unlock()
+	}
+	w.mu.Lock()
+	w.tasks.bySource = nil
+	w.mu.Unlock()
+	b.refreshTaskDue()
+	for _, m := range b.Scopes() {
+		for _, q := range m.Queues() {
+			var e *Error
+			if err := m.DeleteQueue(ctx, q.arn); err != nil && !(errors.As(err, &e) && e.Code == CodeQueueDoesNotExist) {
+				return err // deleted since the listing is what Reset wants
+			}
+		}
+		m.mu.Lock()
+		m.deleted = expiringMap[struct{}]{}
+		m.mu.Unlock()
+		m.Release()
+	}
+	return nil
+}
