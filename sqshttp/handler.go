@@ -323,6 +323,12 @@ func (h *handler) invoke(r *http.Request, o *operation, base string, in any, zer
 		return nil, werr
 	}
 	noteNamespace(r, h.b, in)
+	if h.cfg.intercept != nil {
+		sc := h.scopeOf(r)
+		if werr := h.intercept(r, o.name, in, sc.account, sc.region); werr != nil {
+			return nil, werr
+		}
+	}
 	ctx, early := r.Context(), func() bool { return false }
 	if o.name == "ReceiveMessage" { // a wait the server may end (WithDrain, WithEarlyEnd)
 		var done func()

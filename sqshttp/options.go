@@ -25,6 +25,7 @@ type config struct {
 	maxInFlight int64
 	drain       context.Context
 	log         *slog.Logger // nil: slog.Default()
+	intercept   Interceptor  // nil: none (WithInterceptor)
 }
 
 // DefaultMaxRequestBytes is the default limit on a request body: room for
