@@ -32,7 +32,8 @@ const codeAccessDenied sqsq.Code = "AccessDenied"
 // LoopbackOnly wraps h, an endpoint for the programs of one machine, so that
 // web pages cannot drive it. It refuses, with HTTP 403 and the error code
 // AccessDenied in the protocol of the request (on the paths of sqsq's own
-// endpoints, /_sqsq/…, as {"error": message, "code": "AccessDenied"}, the
+// endpoints, /_sqsq/…, and of the LocalStack and moto endpoints it serves,
+// /_localstack/… and /moto-api/…, as {"error": message, "code": "AccessDenied"}, the
 // shape their clients read):
 //
 //   - a request whose Host is not a loopback name (localhost, *.localhost —
@@ -90,7 +91,7 @@ func (g *loopbackOnly) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	e.status = http.StatusForbidden
 	id := g.requestID()
 	w.Header().Set("x-amzn-RequestId", id)
-	if strings.HasPrefix(r.URL.Path, sqsqPathPrefix) {
+	if developerPath(r.URL.Path) {
 		writeSqsqError(w, r, e)
 		return
 	}
@@ -107,6 +108,13 @@ func (g *loopbackOnly) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // (cmd/sqsq's console API and admin endpoints), whose clients read errors
 // as {"error": message, "code": code}, not as SQS's XML or JSON.
 const sqsqPathPrefix = "/_sqsq/"
+
+// developerPath reports whether path is one of sqsq's own endpoints or of
+// the LocalStack and moto endpoints it serves too (chaos rules, reset),
+// whose clients read JSON errors.
+func developerPath(path string) bool {
+	return strings.HasPrefix(path, sqsqPathPrefix) || strings.HasPrefix(path, "/_localstack/") || strings.HasPrefix(path, "/moto-api/")
+}
 
 // writeSqsqError answers e in the error shape of sqsq's own endpoints.
 func writeSqsqError(w http.ResponseWriter, r *http.Request, e *wireError) {
