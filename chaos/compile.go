@@ -74,16 +74,20 @@ type faultRule struct {
 	rule int
 }
 
-// nameMatch matches a queue name: any, exactly, by prefix or by glob.
+// nameMatch matches a queue name: any, exactly, by prefix, by a pattern
+// whose only wildcard is * (split at the stars), or by path.Match. A call
+// with no queue matches no pattern.
 type nameMatch struct {
-	kind uint8
-	s    string
+	kind  uint8
+	s     string
+	parts []string // matchStars: the pattern between its stars
 }
 
 const (
 	matchAny uint8 = iota
 	matchExact
 	matchPrefix
+	matchStars
 	matchGlob
 )
 
@@ -92,24 +96,47 @@ func compileName(pattern string) nameMatch {
 	case pattern == "" || pattern == "*":
 		return nameMatch{kind: matchAny}
 	case !strings.ContainsAny(pattern, `*?[\`):
-		return nameMatch{matchExact, pattern}
-	case strings.HasSuffix(pattern, "*") && !strings.ContainsAny(pattern[:len(pattern)-1], `*?[\`):
-		return nameMatch{matchPrefix, pattern[:len(pattern)-1]}
+		return nameMatch{kind: matchExact, s: pattern}
+	case strings.ContainsAny(pattern, `?[\`):
+		return nameMatch{kind: matchGlob, s: pattern}
+	case strings.Count(pattern, "*") == 1 && strings.HasSuffix(pattern, "*"):
+		return nameMatch{kind: matchPrefix, s: pattern[:len(pattern)-1]}
 	}
-	return nameMatch{matchGlob, pattern}
+	return nameMatch{kind: matchStars, s: pattern, parts: strings.Split(pattern, "*")}
 }
 
-func (m nameMatch) match(name string) bool {
+func (m *nameMatch) match(name string) bool {
 	switch m.kind {
 	case matchAny:
 		return true
 	case matchExact:
 		return name == m.s
 	case matchPrefix:
-		return strings.HasPrefix(name, m.s) && name != "" // a call with no queue matches no pattern
+		return name != "" && strings.HasPrefix(name, m.s)
+	case matchStars:
+		return name != "" && matchParts(m.parts, name)
 	}
 	ok, _ := path.Match(m.s, name) // validated
 	return ok && name != ""
+}
+
+// matchParts reports whether name is parts joined by runs of any bytes
+// (queue names are ASCII): it begins with the first part, ends with the
+// last, and holds the others in order between.
+func matchParts(parts []string, name string) bool {
+	first, last := parts[0], parts[len(parts)-1]
+	if len(name) < len(first)+len(last) || !strings.HasPrefix(name, first) || !strings.HasSuffix(name, last) {
+		return false
+	}
+	name = name[len(first) : len(name)-len(last)]
+	for _, p := range parts[1 : len(parts)-1] {
+		i := strings.Index(name, p)
+		if i < 0 {
+			return false
+		}
+		name = name[i+len(p):]
+	}
+	return true
 }
 
 func exact(s string) string {
