@@ -23,8 +23,15 @@ const (
 )
 
 // Handler returns the HTTP API that reads and changes e's rules while it
-// runs. Mount it at each of its paths (next to the console, whose
-// /_sqsq/ pattern is less specific):
+// runs. Mount it beside the SQS handler and the console (whose /_sqsq/
+// pattern is less specific):
+//
+//	api := engine.Handler()
+//	mux.Handle("/_sqsq/api/faults", api)
+//	mux.Handle("/_sqsq/api/faults/", api)
+//	mux.Handle("/_localstack/chaos/", api)
+//
+// It serves:
 //
 //	GET    /_sqsq/api/faults            the Config in force
 //	PUT    /_sqsq/api/faults            put a Config in force (LocalStack's part too)

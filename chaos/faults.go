@@ -81,7 +81,9 @@ func (e *Engine) Sample(c sqsq.Call, n int) int {
 }
 
 // Duplicate implements [sqsq.Faults]: when a duplicate rule fires, one of
-// the inflight messages, drawn uniformly, is delivered again.
+// the inflight messages, drawn uniformly, is delivered again. (The broker
+// skips a message its redrive policy would move to the dead-letter queue;
+// the injection is logged all the same.)
 func (e *Engine) Duplicate(c sqsq.Call, inflight int) int {
 	rs := e.faultRules(fDuplicate)
 	if rs == nil || inflight < 1 {

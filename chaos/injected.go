@@ -83,6 +83,17 @@ func (l *injectionLog) list() ([]Injection, map[Kind]uint64) {
 	return out, counts
 }
 
+// count returns the counts.
+func (l *injectionLog) count() map[Kind]uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	counts := maps.Clone(l.counts)
+	if counts == nil {
+		counts = map[Kind]uint64{}
+	}
+	return counts
+}
+
 func (l *injectionLog) reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()

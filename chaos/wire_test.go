@@ -2,6 +2,7 @@ package chaos_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -48,8 +49,10 @@ func serve(t *testing.T, cfg chaos.Config) *endpoint {
 	t.Cleanup(func() { ep.b.Close() })
 	h := sqshttp.NewHandler(ep.b, sqshttp.WithInterceptor(ep.e))
 	mux := http.NewServeMux()
-	mux.Handle("/_sqsq/api/faults", ep.e.Handler())
-	mux.Handle("/_localstack/chaos/", ep.e.Handler())
+	api := ep.e.Handler()
+	mux.Handle("/_sqsq/api/faults", api)
+	mux.Handle("/_sqsq/api/faults/", api)
+	mux.Handle("/_localstack/chaos/", api)
 	mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ep.mu.Lock()
 		ep.requests[strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "AmazonSQS.")]++
@@ -364,6 +367,17 @@ func TestWireLocalStack(t *testing.T) {
 	}
 	if d := time.Since(start); d < 40*time.Millisecond {
 		t.Errorf("SendMessage took %v with 40 ms of latency", d)
+	}
+
+	// The injections, through the mounts the Handler's doc gives.
+	resp, err := http.Get(ep.url + "/_sqsq/api/faults/injected")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got struct{ Counts map[string]int }
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || got.Counts["error"] != 1 || got.Counts["latency"] != 1 {
+		t.Errorf("injected: %v %+v", err, got)
 	}
 }
 
