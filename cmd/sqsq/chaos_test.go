@@ -79,7 +79,7 @@ func (discard) Write(p []byte) (int, error) { return len(p), nil }
 // start; message ids start their seeded sequence again.
 func TestReset(t *testing.T) {
 	t.Parallel()
-	s := start(t, "-clock", "virtual", "-seed", "3")
+	s := start(t, "-clock", "virtual", "-seed", "3", "-history")
 	ctx := context.Background()
 	var t0 clockState
 	s.admin(t, "GET", "/_sqsq/clock", "", &t0)

@@ -31,14 +31,13 @@ func (p *page) historyOff() string {
 // TestMessageHistory opens a message's delivery history from its queue
 // page: sent and received by the application, received again once the
 // first visibility timeout ended, then a late delete with the first,
-// stale, handle that removed nothing. It needs a cmd/sqsq that records
-// the history (console.WithHistory); against one that does not, it skips.
+// stale, handle that removed nothing. The server runs with -history.
 func TestMessageHistory(t *testing.T) {
 	t.Parallel()
-	p := newPage(t, "-clock", "virtual")
+	p := newPage(t, "-clock", "virtual", "-history")
 	q := p.createQueue("orders", nil)
 	if off := p.historyOff(); off != "" {
-		t.Skipf("cmd/sqsq serves no delivery history: %s", off)
+		t.Fatalf("cmd/sqsq -history serves no delivery history: %s", off)
 	}
 	sent, err := p.sqs.SendMessage(p.ctx, &sqs.SendMessageInput{QueueUrl: q, MessageBody: aws.String(`{"order":1}`)})
 	if err != nil {
