@@ -1,9 +1,6 @@
 package sqsq
 
-import (
-	"context"
-	"errors"
-)
+import "context"
 
 // Reset empties b's endpoint for the next test without a new broker:
 // every queue of every namespace is deleted with its messages, running
@@ -17,7 +14,7 @@ import (
 // after DeleteQueue, and so does every later call on a *Queue of before
 // the reset. A call that runs concurrently with Reset lands either before
 // it (and is swept away) or after it (on the empty endpoint).
-func (b *Broker) Reset(ctx context.Context) error {
+func (b *Broker) Reset(context.Context) error {
 	if b.closed() {
 		return ErrClosed
 	}
@@ -34,15 +31,21 @@ func (b *Broker) Reset(ctx context.Context) error {
 	w.mu.Unlock()
 	b.refreshTaskDue()
 	for _, m := range b.Scopes() {
-		for _, q := range m.Queues() {
-			var e *Error
-			if err := m.DeleteQueue(ctx, q.arn); err != nil && !(errors.As(err, &e) && e.Code == CodeQueueDoesNotExist) {
-				return err // deleted since the listing is what Reset wants
-			}
-		}
+		// Under one lock, queues and deleted names go together: a
+		// concurrent CreateQueue sees the names taken or free, never
+		// deleted recently.
 		m.mu.Lock()
+		qs := make([]*Queue, 0, len(m.queues))
+		for _, q := range m.queues {
+			qs = append(qs, q)
+			m.w.unregister(q)
+		}
+		m.queues, m.queuesPeak = map[string]*Queue{}, 0
 		m.deleted = expiringMap[struct{}]{}
 		m.mu.Unlock()
+		for _, q := range qs {
+			q.markDeleted()
+		}
 		m.Release()
 	}
 	return nil

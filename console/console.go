@@ -8,6 +8,10 @@
 //	mux.Handle("/_sqsq/", console.Handler(b))
 //	http.ListenAndServe("127.0.0.1:9324", sqshttp.LoopbackOnly(mux))
 //
+// With [WithHistory] it also serves the delivery history of each message
+// (package history): what happened to it, receive by receive, faults
+// injected included.
+//
 // One endpoint serves every account and region, each a namespace of queues
 // ([sqsq.Broker.Scope]); the console shows one at a time. Every queue
 // endpoint takes ?account= and ?region= (default: the broker's own), a
@@ -37,6 +41,7 @@ import (
 	"time"
 
 	"github.com/sqsq/sqsq"
+	"github.com/sqsq/sqsq/history"
 	"github.com/sqsq/sqsq/sqshttp"
 )
 
@@ -50,6 +55,7 @@ func (f optionFunc) apply(c *config) { f(c) }
 type config struct {
 	baseURL string
 	advance func(time.Duration) (time.Time, error)
+	history *history.Recorder // nil: the history is off
 }
 
 // WithVirtualClock tells the console that the broker's clock is virtual (it
@@ -104,6 +110,7 @@ func (c *console) routes() {
 	m.Handle("/_sqsq/api/queues/{name}/purge", methods{"POST": c.purge})
 	m.Handle("/_sqsq/api/queues/{name}/redrive", methods{"POST": c.redrive})
 	m.Handle("/_sqsq/api/queues/{name}/tasks", methods{"GET": c.tasks})
+	c.historyRoutes()
 	m.Handle("/_sqsq/api/clock", methods{"GET": c.clock})
 	if c.cfg.advance != nil {
 		m.Handle("/_sqsq/api/clock/advance", methods{"POST": c.advanceClock})

@@ -28,7 +28,8 @@ func TestUI(t *testing.T) {
 	page := e.do("GET", "/_sqsq/ui/", nil).Body.String()
 	for _, id := range []string{"create-form", "create-name", "create-fifo", "create-submit", "queues-table", "clock-now", "clock-mode",
 		"send-form", "send-body", "send-group", "send-dedup", "send-delay", "send-submit", "purge", "messages-table",
-		"messages-next", "redrive-form", "redrive-rate", "redrive-submit", "tasks-table", "status", "error"} {
+		"messages-next", "redrive-form", "redrive-rate", "redrive-submit", "tasks-table", "status", "error",
+		"faults-panel", "faults-seed", "faults-rules"} {
 		if !strings.Contains(page, `id="`+id+`"`) {
 			t.Errorf("index.html has no #%s", id)
 		}

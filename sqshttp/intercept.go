@@ -65,15 +65,21 @@ func (h *handler) intercept(r *http.Request, op string, in any, account, region 
 	c := Call{Operation: op, Account: account, Region: region}
 	v := reflect.ValueOf(in).Elem()
 	for _, field := range [...]string{"QueueUrl", "QueueName", "SourceArn"} {
-		if s, ok := stringField(v, field); ok {
-			c.Queue = queueName(s)
-			if field == "QueueUrl" && strings.Contains(s, "/") {
-				if a, rg, _, ok := h.b.Locate(s); ok {
-					c.Account, c.Region = a, rg
-				}
-			}
-			break
+		s, ok := stringField(v, field)
+		if !ok {
+			continue
 		}
+		// Locate reads a URL or ARN without allocating; a bare name is of
+		// the credential's namespace.
+		if a, rg, name, ok := h.b.Locate(s); ok && strings.ContainsAny(s, "/:") {
+			c.Queue = name
+			if field == "QueueUrl" {
+				c.Account, c.Region = a, rg
+			}
+		} else {
+			c.Queue = queueName(s)
+		}
+		break
 	}
 	iv := h.cfg.intercept.Intercept(r.Context(), c)
 	if iv.Delay > 0 {

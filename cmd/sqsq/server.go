@@ -39,6 +39,8 @@ type options struct {
 	// The switches of switches.go, as the command line gave them.
 	staleDeleteRemoves switchFlag
 	strictNotInflight  switchFlag
+	// Fault injection, the delivery history and the reset (chaos.go).
+	kit faultOptions
 	// One-shot modes (health.go, version.go): no server is started.
 	healthcheck bool
 	version     bool
@@ -67,6 +69,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		"(default: it succeeds and deletes nothing, the unlucky case of AWS's \"might not be deleted\")")
 	fs.Var(&o.strictNotInflight, "strict-not-inflight", "ChangeMessageVisibility on a standard-queue message whose visibility already ended fails with\n"+
 		"MessageNotInflight (default: it succeeds and changes nothing, as observed on AWS)")
+	o.kit.register(fs)
 	fs.BoolVar(&o.healthcheck, "healthcheck", false, "start no server: ask GET "+healthPath+" of the server at -addr (on loopback if it listens on all\n"+
 		"interfaces) and exit 0 if it answers ok within 3 s, 1 if not; for a container's HEALTHCHECK")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
@@ -149,9 +152,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	sw := resolveSwitches(o, cfg)
-	b := sqsq.NewBroker(append([]sqsq.Option{sqsq.WithClock(clk), sqsq.WithRegion(o.region), sqsq.WithAccountID(o.accountID)},
-		sw.options()...)...)
+	k, err := newKit(o.kit, log)
+	if err != nil {
+		return err
+	}
+	b := sqsq.NewBroker(append(append([]sqsq.Option{sqsq.WithClock(clk), sqsq.WithRegion(o.region), sqsq.WithAccountID(o.accountID)},
+		sw.options()...), k.brokerOptions()...)...)
 	defer b.Close()
+	k.b = b
 	if o.config != "" {
 		// Before any log line: a bad file is the one line main prints.
 		n, err := createQueues(ctx, b, cfg, o.config)
@@ -166,7 +174,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	drain, drained := context.WithCancel(context.Background())
 	defer drained()
-	opts := []sqshttp.Option{sqshttp.WithDrain(drain), sqshttp.WithLogger(log)}
+	opts := []sqshttp.Option{sqshttp.WithDrain(drain), sqshttp.WithLogger(log), sqshttp.WithInterceptor(k.engine)}
 	if o.baseURL != "" {
 		opts = append(opts, sqshttp.WithBaseURL(o.baseURL))
 	}
@@ -176,8 +184,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.baseURL != "" {
 		consoleOpts = append(consoleOpts, console.WithBaseURL(o.baseURL))
 	}
+	if k.rec != nil {
+		consoleOpts = append(consoleOpts, console.WithHistory(k.rec))
+	}
 	if mock != nil {
 		a := admin{b: b, clk: mock, mu: new(sync.Mutex)}
+		k.mock, k.start, k.mu = mock, mock.Now(), a.mu
 		a.register(mux)
 		// The console's advance buttons move the clock as the admin endpoint does.
 		consoleOpts = append(consoleOpts, console.WithVirtualClock(a.advanceBy))
@@ -187,6 +199,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	con := console.Handler(b, consoleOpts...)
 	mux.Handle("/_sqsq/api/", con)
 	mux.Handle("/_sqsq/ui/", con)
+	k.register(mux)
 	registerHealth(mux, o.clock)
 	registerAdminFallback(mux, mock != nil)
 

@@ -20,6 +20,7 @@ const state = {
   cursors: [''],  // cursors of the message pages up to the current one
   nextCursor: '',
   errorFrom: '',  // 'poll' or 'action': what showed the error
+  faultsServed: true, // false once GET /faults answered 404: the server has no fault rules
 };
 
 // h builds an element: attributes, then children (strings, nodes; null skipped).
@@ -60,7 +61,7 @@ async function api(method, path, body) {
   try { data = JSON.parse(text); } catch { /* not JSON: a proxy's page, say */ }
   if (!resp.ok) {
     const msg = data && data.error ? `${data.code}: ${data.error}` : `HTTP ${resp.status} ${text.slice(0, 200)}`;
-    throw new Error(msg);
+    throw Object.assign(new Error(msg), { status: resp.status });
   }
   return data;
 }
@@ -277,6 +278,141 @@ async function loadQueues() {
     : 'No queues yet.');
 }
 
+// The fault rules in force (GET /faults, served when the server injects
+// faults): one line per rule, above the queue list.
+
+function percent(p) {
+  return `${+(p * 100).toFixed(2)}%`;
+}
+
+function ruleText(r) {
+  const where = [r.operation || 'every operation'];
+  if (r.queue) where.push(`on ${r.queue}`);
+  if (r.account) where.push(`of account ${r.account}`);
+  if (r.region) where.push(`in ${r.region}`);
+  const what = [];
+  if (r.fault) what.push(r.fault);
+  if (r.error) what.push(`error ${r.error.code ?? ''}${r.error.statusCode ? ` (HTTP ${r.error.statusCode})` : ''}`);
+  if (r.latencyMs) what.push(`latency ${r.latencyMs} ms`);
+  const known = new Set(['operation', 'queue', 'account', 'region', 'probability', 'fault', 'error', 'latencyMs']);
+  for (const [k, v] of Object.entries(r)) {
+    if (!known.has(k) && v !== '' && v !== null && v !== undefined && v !== false) what.push(`${k} ${typeof v === 'object' ? JSON.stringify(v) : v}`);
+  }
+  const p = r.probability ?? 1;
+  return `${where.join(' ')}: ${what.join(', ') || 'nothing'}, ${p >= 1 ? 'always' : `${percent(p)} of calls`}`;
+}
+
+async function loadFaults() {
+  const panel = $('#faults-panel');
+  if (!state.faultsServed) return;
+  let data;
+  try {
+    data = await api('GET', '/faults');
+  } catch (e) {
+    if (e.status === 404) state.faultsServed = false; // not served: ask no more
+    panel.hidden = true;
+    return;
+  }
+  const rules = (data && data.rules) || [];
+  panel.hidden = rules.length === 0;
+  const key = JSON.stringify(data);
+  if (panel.dataset.key === key) return;
+  panel.dataset.key = key;
+  setText($('#faults-seed'), data.seed !== undefined && data.seed !== null ? `Seed ${data.seed}: the same calls draw the same faults.` : '');
+  $('#faults-rules').replaceChildren(...rules.map((r) => h('li', { 'data-fault-rule': true }, ruleText(r))));
+}
+
+// A message's delivery history (GET …/messages/ID/history): one line per
+// entry, the faults injected marked.
+
+// timeOfDay is the time of an RFC 3339 instant, with its milliseconds when
+// it has any: "21:00:30" or "21:00:30.250".
+function timeOfDay(iso) {
+  const m = iso.match(/T(\d\d:\d\d:\d\d)(?:\.(\d{1,3}))?/);
+  if (!m) return iso;
+  return m[2] && Number(m[2]) !== 0 ? `${m[1]}.${m[2].padEnd(3, '0')}` : m[1];
+}
+
+// span is a duration in milliseconds, exact below a second.
+function span(ms) {
+  return ms > 0 && ms < 1000 ? `${ms} ms` : duration(ms);
+}
+
+function fault(text) {
+  return h('mark', { class: 'fault', 'data-fault': true }, text);
+}
+
+// entryParts is what a history entry says, after its time: text and marks.
+function entryParts(e, queue) {
+  const parts = [];
+  const handle = e.receiptHandle ? h('span', { class: 'handle', title: `receipt handle ${e.receiptHandle}` }, ` handle …${e.receiptHandle.slice(-6)}`) : null;
+  const failed = e.error && !e.applied; // an error with the call applied is a lost response
+  switch (e.kind) {
+    case 'sent':
+      parts.push('sent', e.delayMs ? ` with a delay of ${span(e.delayMs)}` : '');
+      break;
+    case 'received':
+    case 'receiveLost':
+      parts.push(`received (receive ${e.receiveCount})`, e.timeoutMs ? `, hidden for ${span(e.timeoutMs)}` : '', handle);
+      if (e.duplicate) parts.push(' ', fault('duplicate (injected)'));
+      if (e.endsEarlyMs) parts.push(' ', fault(`visibility ended early after ${span(e.endsEarlyMs)} (injected)`));
+      if (e.kind === 'receiveLost') parts.push(' ', fault('response lost (injected): the consumer never saw it'));
+      break;
+    case 'visibilityChanged':
+      parts.push(failed ? `visibility change to ${span(e.timeoutMs ?? 0)} failed` : `visibility set to ${span(e.timeoutMs ?? 0)}`, handle);
+      break;
+    case 'deleted':
+      parts.push(failed ? 'delete failed' : e.removed ? 'deleted' : 'deleted: removed nothing (stale handle, or already gone)', handle);
+      break;
+    case 'deadLettered':
+      parts.push(`moved to the dead-letter queue ${e.deadLetterQueue} (receive ${e.receiveCount})`);
+      break;
+    case 'redriven':
+      parts.push(e.fromMessageId ? `redriven here from message ${e.fromMessageId}` : `redriven to ${e.destination} as message ${e.newMessageId}`);
+      break;
+    default:
+      parts.push(e.kind);
+  }
+  if (e.error) {
+    const lost = e.injected && e.applied;
+    const text = lost ? `response lost (injected): ${e.error}, but applied` : `${e.error}${e.injected ? ' (injected)' : ''}`;
+    parts.push(' ', e.injected ? fault(text) : h('span', { class: 'error-code' }, text));
+  }
+  if (e.queue && e.queue !== queue) parts.push(h('span', { class: 'muted-inline' }, ` on ${e.queue}`));
+  return parts;
+}
+
+function renderHistory(box, hist) {
+  const queue = state.route.name;
+  const items = [];
+  hist.entries.forEach((e, i) => {
+    if (i === 1 && hist.dropped > 0) {
+      items.push(h('li', { class: 'muted-inline', 'data-dropped': hist.dropped }, `… ${hist.dropped} older entr${hist.dropped === 1 ? 'y' : 'ies'} dropped`));
+    }
+    items.push(h('li', { 'data-kind': e.kind, 'data-injected': e.injected || e.duplicate || e.endsEarlyMs > 0 ? 'true' : null },
+      h('time', { datetime: e.at, title: clockText(e.at) }, timeOfDay(e.at)), ' ', entryParts(e, queue)));
+  });
+  box.replaceChildren(h('ol', { class: 'history-list' }, items));
+}
+
+// showHistory fetches a message's history into its details; again on each
+// click, for what happened since.
+async function showHistory(button) {
+  const id = button.dataset.history;
+  const box = $(`[data-history-of="${CSS.escape(id)}"]`, button.closest('details'));
+  button.disabled = true;
+  try {
+    const data = await api('GET', `${queuePath()}/messages/${encodeURIComponent(id)}/history`);
+    renderHistory(box, data.history);
+  } catch (e) {
+    box.replaceChildren(h('p', { class: 'muted-inline', 'data-history-error': true }, e.message));
+  } finally {
+    box.hidden = false;
+    button.disabled = false;
+    setText(button, 'Refresh history');
+  }
+}
+
 // The queue page.
 
 function messageRow(m) {
@@ -301,7 +437,9 @@ function messageRow(m) {
         attrs.length === 0 ? null : h('dl', { 'data-attributes': true }, attrs.map(([name, a]) => [
           h('dt', {}, `${name} (${a.dataType})`),
           h('dd', { class: 'mono' }, a.binaryValue !== undefined ? `base64: ${a.binaryValue}` : a.stringValue ?? ''),
-        ])))),
+        ])),
+        h('button', { type: 'button', 'data-history': m.messageId, 'aria-label': `History of message ${m.messageId}` }, 'History'),
+        h('div', { class: 'history', 'data-history-of': m.messageId, 'aria-live': 'polite', hidden: true }))),
     h('td', { class: 'actions' },
       h('button', { type: 'button', 'data-delete': m.messageId, 'aria-label': `Delete message ${m.messageId}` }, 'Delete'),
       h('span', { 'data-delete-ask': m.messageId, hidden: true },
@@ -410,7 +548,7 @@ function refresh() {
     try {
       // The namespaces first: the queue list's empty text names them.
       await Promise.all([loadClock(), loadNamespaces()]);
-      await (state.route.page === 'queue' ? loadQueuePage() : loadQueues());
+      await (state.route.page === 'queue' ? loadQueuePage() : Promise.all([loadQueues(), loadFaults()]));
       showError('', 'poll');
     } catch (e) {
       showError(e.message, 'poll');
@@ -607,6 +745,8 @@ function wire() {
     }
     const all = e.target.closest('button[data-show-all]');
     if (all) showAll(all);
+    const hist = e.target.closest('button[data-history]');
+    if (hist) showHistory(hist);
   });
   window.addEventListener('hashchange', route);
 }

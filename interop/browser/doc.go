@@ -18,7 +18,9 @@
 // one line, the oldest age 0s, a 100 KiB body shown whole on request); and
 // namespaces (namespaces_test.go): queues the SDK created signed for two
 // regions, each listed in its own namespace with the SDK's URL, the
-// namespace kept across a reload. They wait for the page by polling the DOM
+// namespace kept across a reload; and a message's delivery history opened
+// from its queue page (history_test.go), skipped while cmd/sqsq records
+// none. They wait for the page by polling the DOM
 // through the console's stable hooks (listed in console/ui/index.html),
 // never by sleeping. Run them with run.sh (CI does, from .ci/run).
 //

@@ -1,0 +1,13 @@
+package chaos_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the run if a test leaves a goroutine behind (a server
+// nobody closed, a latency that never ended).
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
