@@ -150,6 +150,8 @@ const ordinal = (n) => {
   const suffix = n % 100 >= 11 && n % 100 <= 13 ? "th" : ["th", "st", "nd", "rd"][n % 10] ?? "th";
   return n + suffix;
 };
+const times = (n) => (n === 2 ? "twice" : `${n} times`);
+const list = (xs) => (xs.length < 2 ? String(xs[0]) : `${xs.slice(0, -1).join(", ")} and ${xs.at(-1)}`);
 const chance = (p) => (p < 1e-12 ? "below 1e-12" : p.toExponential(1));
 
 switch (mode) {
@@ -171,32 +173,35 @@ switch (mode) {
     const { charges } = ledger();
     const charged = byOrder(charges);
     for (let i = 1; i <= orders; i++) if (!charged.has(`o-${i}`)) fail(`order o-${i} was never charged`);
-    // The order charged twice first, by the line of its second charge.
+    // The order charged more than once first, by the line of its second charge.
     const twice = [...charged.values()].filter((cs) => cs.length > 1).sort((a, b) => a[1].line - b[1].line);
     if (twice.length === 0) {
       fail(`the buggy consumer was not caught: ${charges.length} charges for ${orders} orders, none twice (seed ${opt.seed})`);
     }
-    const [first, second] = twice[0];
-    const path = `queues/${encodeURIComponent(queue)}/messages/${encodeURIComponent(second.messageId)}/history`;
+    const cs = twice[0];
+    const { orderId, messageId } = cs[1];
+    const path = `queues/${encodeURIComponent(queue)}/messages/${encodeURIComponent(messageId)}/history`;
     const { history } = await api("GET", path);
     const deliveries = received(history);
-    const dup = deliveries.findIndex((e) => e.duplicate);
-    if (dup < 0) {
-      fail(`order ${second.orderId} was charged twice, but the history of message ${second.messageId} shows no injected duplicate: ${JSON.stringify(history)}`);
+    const dups = deliveries.flatMap((e, i) => (e.duplicate ? [i] : []));
+    if (dups.length === 0) {
+      fail(`order ${orderId} was charged ${cs.length} times, but the history of message ${messageId} shows no injected duplicate: ${JSON.stringify(history)}`);
     }
     const { messages } = await api("GET", `queues/${encodeURIComponent(queue)}/history`);
-    const dups = messages.reduce((n, h) => n + received(h).filter((e) => e.duplicate).length, 0);
+    const injected = messages.reduce((n, h) => n + received(h).filter((e) => e.duplicate).length, 0);
     const k = inflightReceives(messages);
     const p = Number(opt.probability);
-    const which = first.messageId === second.messageId ? `both for message ${second.messageId}` : `for messages ${first.messageId} and ${second.messageId}`;
+    const d = deliveries[dups[0]];
+    const what =
+      dups.length === 1
+        ? `the ${ordinal(dups[0] + 1)} a duplicate delivery injected at ${d.at} (receive count ${d.receiveCount}) while the ${ordinal(dups[0])} was still in flight`
+        : `the ${list(dups.map((i) => ordinal(i + 1)))} duplicate deliveries injected while an earlier one was still in flight, the first at ${d.at} (receive count ${d.receiveCount})`;
     console.log(
-      `order ${second.orderId} charged twice (ledger lines ${first.line} and ${second.line}, ${which}): ` +
-        `message ${history.messageId} was received ${deliveries.length} times, the ${ordinal(dup + 1)} a duplicate delivery ` +
-        `injected at ${deliveries[dup].at} (receive count ${deliveries[dup].receiveCount}) while the ${ordinal(dup)} ` +
-        `delivery was still in flight, and the consumer charged both (seed ${opt.seed}). In all ${twice.length} of ` +
-        `${orders} orders were charged more than once, after ${dups} injected duplicate deliveries; ${k} receives ` +
-        `found a message in flight, so a run like this one misses every duplicate with probability ${(1 - p).toFixed(1)}^${k}, ` +
-        `${chance((1 - p) ** k)}.`,
+      `order ${orderId} charged ${times(cs.length)} (ledger lines ${list(cs.map((c) => c.line))}): its message ${history.messageId} ` +
+        `was received ${times(deliveries.length)}, ${what}, and the consumer charged ${deliveries.length === 2 ? "both" : "each"} (seed ${opt.seed}). ` +
+        `In all ${twice.length} of ${orders} orders were charged more than once, after ${injected} injected duplicate deliveries; ` +
+        `${k} receives found a message in flight, each a duplicate decision at p=${p}: ` +
+        `missing on all of them has probability ${+(1 - p).toFixed(3)}^${k}, ${chance((1 - p) ** k)}.`,
     );
     break;
   }
