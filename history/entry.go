@@ -1,6 +1,7 @@
 package history
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"strings"
@@ -93,6 +94,32 @@ type Entry struct {
 	FromMessageID string `json:"fromMessageId,omitempty"`
 	// DelayMs is the delay of a send, in milliseconds.
 	DelayMs int64 `json:"delayMs,omitempty"`
+}
+
+// MarshalJSON writes e with removed and applied on every delete and
+// visibility change, false included: "removed": false is how a stale
+// delete shows.
+func (e Entry) MarshalJSON() ([]byte, error) {
+	type plain Entry
+	out := struct {
+		plain
+		Applied *bool `json:"applied,omitempty"`
+		Removed *bool `json:"removed,omitempty"`
+	}{plain: plain(e)}
+	switch e.Kind {
+	case KindDeleted:
+		out.Applied, out.Removed = &e.Applied, &e.Removed
+	case KindVisibilityChanged:
+		out.Applied = &e.Applied
+	default:
+		if e.Applied {
+			out.Applied = &e.Applied
+		}
+		if e.Removed {
+			out.Removed = &e.Removed
+		}
+	}
+	return json.Marshal(out)
 }
 
 // entry is an Entry as stored: 56 bytes, its strings those of the event

@@ -294,7 +294,8 @@ func TestHistoryHeader(t *testing.T) {
 	}
 }
 
-// Every field's JSON name; kind and at always, the others only when set.
+// Every field's JSON name; kind and at always, applied and removed on
+// the calls they describe, the others only when set.
 func TestEntryJSON(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -307,8 +308,14 @@ func TestEntryJSON(t *testing.T) {
 			Duplicate: true, Injected: true, Applied: true, Removed: true, Error: "E", DeadLetterQueue: "d", Destination: "t",
 			NewMessageID: "n", FromMessageID: "f", DelayMs: 3,
 		}, `{"kind":"received","at":"2026-11-29T21:00:00Z","queue":"q","receiveCount":2,"receiptHandle":"h","timeoutMs":1,` +
-			`"endsEarlyMs":2,"duplicate":true,"injected":true,"applied":true,"removed":true,"error":"E","deadLetterQueue":"d",` +
-			`"destination":"t","newMessageId":"n","fromMessageId":"f","delayMs":3}`},
+			`"endsEarlyMs":2,"duplicate":true,"injected":true,"error":"E","deadLetterQueue":"d",` +
+			`"destination":"t","newMessageId":"n","fromMessageId":"f","delayMs":3,"applied":true,"removed":true}`},
+		// A delete says whether it was applied and removed the message,
+		// false included: a stale delete shows as "removed": false.
+		{history.Entry{Kind: history.KindDeleted, At: at(0), ReceiptHandle: "h", Applied: true},
+			`{"kind":"deleted","at":"2026-11-29T21:00:00Z","receiptHandle":"h","applied":true,"removed":false}`},
+		{history.Entry{Kind: history.KindVisibilityChanged, At: at(0), Error: "ServiceUnavailable", Injected: true},
+			`{"kind":"visibilityChanged","at":"2026-11-29T21:00:00Z","injected":true,"error":"ServiceUnavailable","applied":false}`},
 	} {
 		got, err := json.Marshal(tc.entry)
 		if err != nil || string(got) != tc.want {

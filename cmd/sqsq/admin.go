@@ -186,8 +186,19 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
+// The code says what went wrong in the words of the console's API, which
+// shares the paths under /_sqsq/.
 func writeError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, map[string]string{"error": msg})
+	code := "InvalidParameterValue"
+	switch status {
+	case http.StatusNotFound:
+		code = "ResourceNotFoundException"
+	case http.StatusMethodNotAllowed:
+		code = "InvalidAction"
+	case http.StatusInternalServerError:
+		code = "InternalFailure"
+	}
+	writeJSON(w, status, map[string]string{"error": msg, "code": code})
 }
 
 // scopeName reports whether s can name an account or region: letters,

@@ -151,7 +151,7 @@ stop_consumer() {
 part() {
 	local lang=$1 start buggy_ms finding verdict q ledger
 	start=$(ms)
-	start_sqsq -seed 7 -faults "$rules"
+	start_sqsq -seed 7 -history -faults "$rules"
 
 	# 1. The buggy consumer, caught.
 	ledger=$tmp/$lang-buggy.ledger
