@@ -7,7 +7,8 @@
 # and reads back a RedrivePolicy, round-trips String, Number and Binary
 # message attributes with their MD5s, has a long poll woken by a send,
 # changes visibility, dead-letters a message, batches, tags, purges and
-# deletes. A client that is absent is skipped with a message; none at all
+# deletes; each CLI then meets injected faults (an error, a duplicate, a
+# lost delete response) through the fault API, in its own protocol. A client that is absent is skipped with a message; none at all
 # fails, as does a sqsq that does not exit 0 on SIGTERM.
 #
 # Needs Go. AWS_CLI=path or BOTO3_PYTHON=path picks one CLI or one Python
@@ -238,7 +239,41 @@ cli_part() {
 	err=$(sqs get-queue-url --queue-name "$tag-src" 2>&1 >/dev/null) || code=$?
 	[ "$code" -ne 0 ] && grep -q "(AWS.SimpleQueueService.NonExistentQueue)" <<<"$err" ||
 		fail "$tag: get-queue-url of a deleted queue: exit $code, '$err'; want an AWS.SimpleQueueService.NonExistentQueue error"
+	faults_part
 	say "$tag: PASS in $(($(ms) - part_start)) ms"
+}
+
+# faults_part injects faults through the fault API and sees them as the CLI
+# sees them, in its protocol: an error answered instead of a send, a
+# duplicate delivery, a delete applied whose response is lost. The CLI
+# retries both errors by default: one attempt here.
+faults_part() {
+	local q rules a b got code=0 err
+	q=$(txt create-queue --queue-name "$tag-chaos" --query QueueUrl)
+	rules='{"seed": 1, "rules": [
+		{"operation": "SendMessage", "queue": "'$tag'-chaos", "error": {"code": "ThrottlingException"}}]}'
+	curl -sf -X PUT --data "$rules" "$url/_sqsq/api/faults" >/dev/null || fail "$tag: PUT /_sqsq/api/faults"
+	err=$(AWS_MAX_ATTEMPTS=1 sqs send-message --queue-url "$q" --message-body x 2>&1 >/dev/null) || code=$?
+	[ "$code" -ne 0 ] && grep -q "(ThrottlingException)" <<<"$err" ||
+		fail "$tag: send-message under an error rule: exit $code, '$err'; want ThrottlingException"
+	rules='{"seed": 1, "rules": [
+		{"operation": "ReceiveMessage", "queue": "'$tag'-chaos", "fault": "duplicate"},
+		{"operation": "DeleteMessage", "queue": "'$tag'-chaos", "fault": "lostResponse"}]}'
+	curl -sf -X PUT --data "$rules" "$url/_sqsq/api/faults" >/dev/null || fail "$tag: PUT /_sqsq/api/faults"
+	a=$(txt send-message --queue-url "$q" --message-body a --query MessageId)
+	txt send-message --queue-url "$q" --message-body b --query MessageId >/dev/null
+	expect "first receive" "$(txt receive-message --queue-url "$q" --query 'Messages[0].MessageId')" "$a"
+	got=$(txt receive-message --queue-url "$q" --max-number-of-messages 10 --query 'Messages[].[MessageId,ReceiptHandle]')
+	grep -q "^$a	" <<<"$got" || fail "$tag: the second receive ($got) has no duplicate of $a, held in flight"
+	b=$(grep "^$a	" <<<"$got" | cut -f2)
+	code=0
+	err=$(AWS_MAX_ATTEMPTS=1 sqs delete-message --queue-url "$q" --receipt-handle "$b" 2>&1 >/dev/null) || code=$?
+	[ "$code" -ne 0 ] && grep -q "(ServiceUnavailable)" <<<"$err" ||
+		fail "$tag: delete-message under lostResponse: exit $code, '$err'; want ServiceUnavailable"
+	curl -sf -X DELETE "$url/_sqsq/api/faults" >/dev/null || fail "$tag: DELETE /_sqsq/api/faults"
+	expect "in flight after the lost delete (b only: a is gone)" \
+		"$(txt get-queue-attributes --queue-url "$q" --attribute-names ApproximateNumberOfMessagesNotVisible --query Attributes.ApproximateNumberOfMessagesNotVisible)" 1
+	sqs delete-queue --queue-url "$q"
 }
 
 for c in "${clis[@]}"; do cli_part "$c"; done
@@ -247,8 +282,9 @@ for py in "${pythons[@]}"; do
 	"$py" interop/clients_boto3.py "$url" "$tmp/err"
 done
 
-# No client request may have made the server fail.
-if grep -E "(^| )status=5[0-9][0-9]( |$)" "$tmp/err" >&2; then fail "sqsq answered 5xx (above)"; fi
+# No client request may have made the server fail, but the lost deletes
+# faults_part asked for.
+if grep -E "(^| )status=5[0-9][0-9]( |$)" "$tmp/err" | grep -v -E "op=DeleteMessage .*queue=cli[12]-chaos" >&2; then fail "sqsq answered 5xx (above)"; fi
 requests=$(grep -c " msg=request " "$tmp/err" || true)
 stop_sqsq
 say "PASS: $requests requests from ${#clis[@]} AWS CLI(s), ${#pythons[@]} boto3(s); sqsq exited 0 on SIGTERM; $(($(ms) - script_start)) ms in all"
