@@ -41,7 +41,7 @@ func (f *faultOptions) register(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.BoolVar(&f.history, "history", false, "keep each message's delivery history (receives, handles, deletes, injected faults), served under\n"+
-		"/_sqsq/api/queues/{name}/history and shown in the console; about 1 KB and 10–15 µs of CPU a message")
+		"/_sqsq/api/queues/{name}/history and shown in the console; about 1–2 KB and 10 µs of CPU a message under load")
 	fs.IntVar(&f.historyMessages, "history-messages", history.DefaultMaxMessages, "most messages whose history is kept (the least recently seen go first)")
 }
 
