@@ -62,6 +62,14 @@ func NewKey() Key {
 	return Key{binary.LittleEndian.Uint64(b[:]), binary.LittleEndian.Uint64(b[8:])}
 }
 
+// Halves returns the key's two 64-bit halves, so that a broker's state can
+// be saved with its key and the handles it issued stay valid after a
+// restart (see [FromHalves]).
+func (k Key) Halves() [2]uint64 { return [2]uint64{k.k0, k.k1} }
+
+// FromHalves is the key whose [Key.Halves] are h.
+func FromHalves(h [2]uint64) Key { return Key{h[0], h[1]} }
+
 // Encode returns the handle's string form. It allocates only the result.
 func (k Key) Encode(h Handle) string {
 	var raw [rawLen]byte
