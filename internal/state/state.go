@@ -71,13 +71,23 @@ type Queue struct {
 	Tags       map[string]string
 	Created    int64
 	Modified   int64
-	Purged     int64 // 0: never
+	Purged     int64 // 0: never, unless WasPurged
+	// WasPurged says Purged is an instant even when it is 0: a mock clock
+	// starts at the epoch, and a purge then still blocks the next one.
+	WasPurged bool
 	// Seq is the last message sequence number issued (send order).
 	Seq uint64
 	// FIFOSeq is the last SequenceNumber counter of a FIFO queue.
 	FIFOSeq uint64
 	// Messages are the stored messages, in send order (Seq).
 	Messages []Message
+	// Free are the slots no message holds, in the order the queue hands
+	// them out again (the last first). With the messages' slots they make
+	// the slot table, 0 to len(Messages)+len(Free)-1, each once: new
+	// messages then get the slots, and so the receipt handles, they would
+	// have got without the restart. Empty: the gaps below the highest
+	// slot, reused lowest first.
+	Free []uint32
 	// Dedup are a FIFO queue's deduplication windows: by id (ByID) and
 	// by group and id (ByPair, key group + "\x00" + id).
 	DedupByID, DedupByPair []Dedup
