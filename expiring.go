@@ -1,6 +1,11 @@
 package sqsq
 
-import "github.com/sqsq/sqsq/internal/pq"
+import (
+	"cmp"
+	"slices"
+
+	"github.com/sqsq/sqsq/internal/pq"
+)
 
 // expiringMap is a map whose entries end at an instant of the clock, for
 // the FIFO deduplication ids, the receive attempt ids and the names of
@@ -104,4 +109,36 @@ func (x *expiringMap[V]) limit(n int) {
 func (x *expiringMap[V]) reset() {
 	x.m, x.peak = nil, 0
 	x.order.Reset()
+}
+
+// expiringItem is one live entry of an expiringMap, as entries lists it.
+type expiringItem[V any] struct {
+	key     string
+	v       V
+	expires int64
+}
+
+// entries returns the live entries in expiry order, ties in put order:
+// putting them again in this order into an empty map rebuilds one that
+// expires and limits exactly as x does (a saved broker's state, see
+// export.go).
+func (x *expiringMap[V]) entries() []expiringItem[V] {
+	live := make([]pq.Entry[string], 0, len(x.m))
+	x.order.All(func(e pq.Entry[string]) bool {
+		if x.live(e) {
+			live = append(live, e)
+		}
+		return true
+	})
+	slices.SortFunc(live, func(a, b pq.Entry[string]) int {
+		if c := cmp.Compare(a.Key, b.Key); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Seq, b.Seq)
+	})
+	out := make([]expiringItem[V], len(live))
+	for i, e := range live {
+		out[i] = expiringItem[V]{key: e.Val, v: x.m[e.Val].v, expires: e.Key}
+	}
+	return out
 }
