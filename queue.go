@@ -285,9 +285,12 @@ func (q *Queue) remove(m *message) {
 	m.state = stateGone
 	q.slots[m.slot] = nil
 	q.free = append(q.free, m.slot)
-	if len(q.free) == len(q.slots) && cap(q.slots) > shrinkMinPeak {
+	if len(q.free) == len(q.slots) && len(q.slots) > shrinkMinPeak {
 		// Emptied after a load: give the slots back (handles of the old
-		// slots resolve as gone, see lookup).
+		// slots resolve as gone, see lookup). The test is on the table's
+		// length, not its capacity, so which slot the next message gets
+		// follows from the saved state (export.go), not from how append
+		// grew the table.
 		q.slots, q.free = nil, nil
 	}
 	if g := m.group(); g != nil {
