@@ -233,13 +233,7 @@ func importCounters(c *Counters, m map[string]int64) error {
 // state, in every index of the queue as the live code keeps them. Caller
 // owns q.
 func (q *Queue) importMessages(msgs []state.Message, free []uint32) error {
-	n := len(msgs) + len(free)
-	if len(free) == 0 {
-		n = 0
-		for i := range msgs {
-			n = max(n, int(msgs[i].Slot)+1)
-		}
-	}
+	n := len(msgs) + len(free) // the slot table: never more than the data says
 	if n > 0 {
 		q.slots = make([]*message, n)
 	}
@@ -317,20 +311,17 @@ func (q *Queue) importMessages(msgs []state.Message, free []uint32) error {
 	return nil
 }
 
-// importFree sets the free slots: free itself when given (exactly the
-// slots no message holds), else the gaps, the lowest reused first.
+// importFree sets the free slots, which with the messages' fill the slot
+// table (importMessages made it that long and checked the messages').
 func (q *Queue) importFree(free []uint32) error {
 	if len(free) == 0 {
-		for s := len(q.slots) - 1; s >= 0; s-- {
-			if q.slots[s] == nil {
-				q.free = append(q.free, uint32(s))
-			}
-		}
 		return nil
 	}
 	listed := make([]bool, len(q.slots))
 	for _, s := range free {
 		switch {
+		case int(s) >= len(q.slots):
+			return fmt.Errorf("free slot %d outside the slot table of %d", s, len(q.slots))
 		case q.slots[s] != nil:
 			return fmt.Errorf("free slot %d holds message seq %d", s, q.slots[s].seq)
 		case listed[s]:

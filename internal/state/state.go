@@ -85,8 +85,7 @@ type Queue struct {
 	// them out again (the last first). With the messages' slots they make
 	// the slot table, 0 to len(Messages)+len(Free)-1, each once: new
 	// messages then get the slots, and so the receipt handles, they would
-	// have got without the restart. Empty: the gaps below the highest
-	// slot, reused lowest first.
+	// have got without the restart.
 	Free []uint32
 	// Dedup are a FIFO queue's deduplication windows: by id (ByID) and
 	// by group and id (ByPair, key group + "\x00" + id).
