@@ -14,7 +14,9 @@ package state
 // returns the whole endpoint's state, consistent as of one instant;
 // Import takes a World and the []sqsq.Option of NewBroker (the clock among
 // them) and returns the *sqsq.Broker of the first scope, with every other
-// scope made, every queue and message restored.
+// scope made, every queue and message restored. Export locks the whole
+// endpoint for the copy, so it must not be called from a broker's
+// Observer or Faults policy (they run under a queue lock).
 var (
 	Export func(b any) (*World, error)
 	Import func(w *World, opts any) (any, error)
