@@ -50,9 +50,10 @@ func init() {
 // task is in exactly one queue, and a task's progress matches the queues.
 // The endpoint stands still meanwhile, for a time proportional to the
 // messages copied (tens of milliseconds per million: the memory is
-// allocated before, see presize); calls wait, none fail. The steps of move tasks due by the instant are carried out first;
-// on a real clock one that falls due while the locks are taken is carried
-// out after the restart, as of its own instant (see syncTasks).
+// allocated before, see presize); calls wait, none fail. The steps of
+// move tasks due by the instant are carried out first; on a real clock
+// one that falls due while the locks are taken is carried out after the
+// restart, as of its own instant (see syncTasks).
 //
 // A closed broker exports too: a server saves its state after Close. It
 // must not be called from an Observer or a Faults policy, which run under
@@ -210,9 +211,9 @@ func (t *moveTask) exportState() state.Task {
 
 // presize allocates the message slices of an export before it takes the
 // locks: the allocation, its page faults and the GC work it is charged
-// for take most of an export's time (a second for a million messages on
-// a busy machine, against tenths for the copy), and the endpoint should
-// not stand still for them. Each slice has room for the queue's messages
+// for take most of an export's time (about a second for a million
+// messages, against tens of milliseconds for the copy), and the endpoint
+// should not stand still for them. Each slice has room for the queue's messages
 // now and some more; a queue that grew past that meanwhile gets a new one.
 func presize(queues []*Queue) map[*Queue][]state.Message {
 	bufs := make(map[*Queue][]state.Message, len(queues))

@@ -221,7 +221,7 @@ func importCounters(c *Counters, m map[string]int64) error {
 	v := reflect.ValueOf(c).Elem()
 	for name, n := range m {
 		f := v.FieldByName(name)
-		if !f.IsValid() {
+		if !f.IsValid() || f.Kind() != reflect.Int64 {
 			return fmt.Errorf("no counter %q", name)
 		}
 		f.SetInt(n)
