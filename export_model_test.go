@@ -592,7 +592,7 @@ func runRestartModel(t *rapid.T) {
 		"Restart": s.Restart, "Restart#2": s.Restart,
 		"": s.Check,
 	}
-	for range testsize.Scale(4, 12) {
+	for range testsize.Scale(3, 12) {
 		t.Repeat(actions)
 	}
 }
