@@ -264,3 +264,20 @@ func TestImportDoesNotKeepItsInput(t *testing.T) {
 		t.Errorf("changing the imported state changed the endpoint: %s", d)
 	}
 }
+
+// TestImportKeepsSavedNamespace checks that the restarted endpoint's first
+// scope is the saved one, whatever account and region the options give:
+// its queues' ARNs and URLs, and so every reference clients hold, name it.
+func TestImportKeepsSavedNamespace(t *testing.T) {
+	t.Parallel()
+	f := setup(t, sqsq.WithAccountID("123456789012"), sqsq.WithRegion("eu-central-1"))
+	restarted, _ := restart(t, exportOf(t, f.b), f.clk.Now(), sqsq.WithAccountID("000000000000"), sqsq.WithRegion("us-east-1"))
+	t.Cleanup(func() { restarted.Close() })
+	if restarted.AccountID() != "123456789012" || restarted.Region() != "eu-central-1" {
+		t.Errorf("restarted as %s/%s, want the saved 123456789012/eu-central-1", restarted.AccountID(), restarted.Region())
+	}
+	q, err := restarted.GetQueue(f.ctx, f.q.URL())
+	if err != nil || q.ARN() != f.q.ARN() {
+		t.Errorf("GetQueue(%s) after the restart: %v, %v; want the queue %s", f.q.URL(), q, err, f.q.ARN())
+	}
+}
