@@ -1,0 +1,68 @@
+package durable
+
+import (
+	"fmt"
+	"os"
+
+	"go.etcd.io/bbolt"
+)
+
+// Compact rewrites the file without its free pages. bbolt never shrinks
+// its file: pages freed by deletes, or by a Save replacing a larger state,
+// are reused but stay on disk. Compact copies every record into
+// sqsq.db.compact, syncs it, and renames it over sqsq.db, all while the
+// Store keeps the directory locked; a crash leaves either file whole, and
+// the next Open removes a leftover sqsq.db.compact. If Compact fails the
+// old file stays in use, unless it cannot be reopened: then the Store is
+// closed and the error says so.
+func (s *Store) Compact() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.db == nil {
+		return ErrClosed
+	}
+	return s.compact()
+}
+
+// compact does Compact; s.db is open.
+func (s *Store) compact() error {
+	tmp := s.path + ".compact"
+	_ = os.Remove(tmp)
+	// No sync per transaction: one Sync at the end covers them all, and
+	// until the rename the copy is nothing but a temporary file.
+	dst, err := bbolt.Open(tmp, 0o600, &bbolt.Options{Timeout: lockTimeout, NoSync: true})
+	if err != nil {
+		return fmt.Errorf("durable: compact %s: %w", s.path, err)
+	}
+	err = guard(func() error { return bbolt.Compact(dst, s.db, compactTxSize) })
+	if err == nil {
+		err = dst.Sync()
+	}
+	if cerr := dst.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("durable: compact %s: %w", s.path, err)
+	}
+	if err := s.db.Close(); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("durable: compact %s: %w", s.path, err)
+	}
+	s.db = nil
+	renameErr := os.Rename(tmp, s.path)
+	if renameErr != nil {
+		_ = os.Remove(tmp)
+	} else {
+		syncDir(s.dir)
+	}
+	db, err := openBolt(s.path)
+	if err != nil {
+		return fmt.Errorf("durable: compact %s: reopen: %w; the store is closed", s.path, err)
+	}
+	s.db = db
+	if renameErr != nil {
+		return fmt.Errorf("durable: compact %s: %w", s.path, renameErr)
+	}
+	return nil
+}

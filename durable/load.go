@@ -1,0 +1,201 @@
+package durable
+
+import (
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/sqsq/sqsq/internal/state"
+)
+
+// Load reads the stored state: nil, nil if nothing was ever saved. An
+// error names the record it could not read (messages/7/42 is the message
+// of Seq 42 in the queue of ID 7) and matches [ErrDamaged].
+func (s *Store) Load() (*state.World, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.db == nil {
+		return nil, ErrClosed
+	}
+	var w *state.World
+	err := s.view(func(tx *bbolt.Tx) error {
+		var err error
+		w, err = readWorld(tx)
+		return err
+	})
+	if err != nil {
+		return nil, damaged(s.path, err)
+	}
+	return w, nil
+}
+
+// decodeRecord checks the record k, v of bucket path and decodes it with fn.
+func decodeRecord(path []string, k, v []byte, fn func(*dec)) error {
+	if v == nil {
+		return fmt.Errorf("record %s: a bucket, not a record", recordName(path, k))
+	}
+	body, err := openRecord(k, v)
+	if err == nil {
+		d := dec{s: string(body)}
+		fn(&d)
+		err = d.done()
+	}
+	if err != nil {
+		return fmt.Errorf("record %s: %w", recordName(path, k), err)
+	}
+	return nil
+}
+
+func readWorld(tx *bbolt.Tx) (*state.World, error) {
+	meta := tx.Bucket([]byte(bucketMeta))
+	if meta == nil {
+		return nil, errors.New("no meta bucket")
+	}
+	k := []byte(keyWorld)
+	v := meta.Get(k)
+	if v == nil {
+		return nil, nil // never saved
+	}
+	var h worldHead
+	if err := decodeRecord([]string{bucketMeta}, k, v, func(d *dec) { h = d.world() }); err != nil {
+		return nil, err
+	}
+	w := &h.w
+	var b [4]*bbolt.Bucket
+	for i, name := range []string{bucketScopes, bucketQueues, bucketMessages, bucketTasks} {
+		if b[i] = tx.Bucket([]byte(name)); b[i] == nil {
+			return nil, fmt.Errorf("no %s bucket", name)
+		}
+	}
+	scopes, queues, messages, tasks := b[0], b[1], b[2], b[3]
+
+	if !h.scopesNil {
+		w.Scopes = make([]state.Scope, 0, h.scopes)
+	}
+	type scopeHead struct {
+		queues    int
+		queuesNil bool
+	}
+	var heads []scopeHead
+	path := []string{bucketScopes}
+	c := scopes.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if len(k) != 4 || binary.BigEndian.Uint32(k) != uint32(len(w.Scopes)) {
+			return nil, fmt.Errorf("record %s: out of sequence", recordName(path, k))
+		}
+		var sc state.Scope
+		var sh scopeHead
+		if err := decodeRecord(path, k, v, func(d *dec) { sc, sh.queues, sh.queuesNil = d.scope() }); err != nil {
+			return nil, err
+		}
+		w.Scopes = append(w.Scopes, sc)
+		heads = append(heads, sh)
+	}
+	if len(w.Scopes) != h.scopes {
+		return nil, fmt.Errorf("meta/world counts %d scopes; the scopes bucket has %d", h.scopes, len(w.Scopes))
+	}
+
+	// Queues are keyed by ID; each knows its scope and its place there.
+	type placed struct {
+		order uint64
+		q     state.Queue
+	}
+	byScope := make([][]placed, len(w.Scopes))
+	path = []string{bucketQueues}
+	c = queues.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if len(k) != 8 {
+			return nil, fmt.Errorf("record %s: not a queue ID", recordName(path, k))
+		}
+		var qh queueHead
+		if err := decodeRecord(path, k, v, func(d *dec) { qh = d.queue(binary.BigEndian.Uint64(k)) }); err != nil {
+			return nil, err
+		}
+		if qh.scope >= uint64(len(w.Scopes)) {
+			return nil, fmt.Errorf("record %s: scope %d does not exist", recordName(path, k), qh.scope)
+		}
+		msgs, err := readMessages(messages, k, qh.messages, qh.messagesNil)
+		if err != nil {
+			return nil, err
+		}
+		qh.q.Messages = msgs
+		byScope[qh.scope] = append(byScope[qh.scope], placed{qh.order, qh.q})
+	}
+	for i, qs := range byScope {
+		sc, sh := &w.Scopes[i], heads[i]
+		if len(qs) != sh.queues {
+			return nil, fmt.Errorf("record %s: counts %d queues; %d queues are in it", recordName([]string{bucketScopes}, key4(uint32(i))), sh.queues, len(qs))
+		}
+		if sh.queuesNil {
+			continue
+		}
+		slices.SortFunc(qs, func(a, b placed) int { return cmp.Compare(a.order, b.order) })
+		sc.Queues = make([]state.Queue, len(qs))
+		for j := range qs {
+			sc.Queues[j] = qs[j].q
+		}
+	}
+	// A message bucket without its queue would be lost silently.
+	c = messages.Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		if queues.Get(k) == nil {
+			return nil, fmt.Errorf("bucket %s: no such queue", recordName([]string{bucketMessages}, k))
+		}
+	}
+
+	if !h.tasksNil {
+		w.Tasks = make([]state.Task, 0, h.tasks)
+	}
+	path = []string{bucketTasks}
+	c = tasks.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if len(k) != 8 || binary.BigEndian.Uint64(k) != uint64(len(w.Tasks)) {
+			return nil, fmt.Errorf("record %s: out of sequence", recordName(path, k))
+		}
+		var t state.Task
+		if err := decodeRecord(path, k, v, func(d *dec) { t = d.task() }); err != nil {
+			return nil, err
+		}
+		w.Tasks = append(w.Tasks, t)
+	}
+	if len(w.Tasks) != h.tasks {
+		return nil, fmt.Errorf("meta/world counts %d tasks; the tasks bucket has %d", h.tasks, len(w.Tasks))
+	}
+	return w, nil
+}
+
+// readMessages reads the bucket messages/<id>, in Seq order; n, from the
+// queue record, is a capacity hint. This is the
+// loop that counts: it makes one allocation per message (the string its
+// fields share) and one per map or binary attribute value.
+func readMessages(messages *bbolt.Bucket, id []byte, n int, isNil bool) ([]state.Message, error) {
+	mb := messages.Bucket(id)
+	if mb == nil {
+		return nil, fmt.Errorf("bucket %s: missing", recordName([]string{bucketMessages}, id))
+	}
+	var msgs []state.Message
+	if !isNil {
+		msgs = make([]state.Message, 0, n)
+	}
+	c := mb.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if len(k) != 8 || v == nil {
+			return nil, fmt.Errorf("record %s: not a message", recordName([]string{bucketMessages, string(id)}, k))
+		}
+		body, err := openRecord(k, v)
+		if err == nil {
+			msgs = append(msgs, state.Message{Seq: binary.BigEndian.Uint64(k)})
+			d := dec{s: string(body)}
+			d.message(&msgs[len(msgs)-1])
+			err = d.done()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("record %s: %w", recordName([]string{bucketMessages, string(id)}, k), err)
+		}
+	}
+	return msgs, nil
+}

@@ -1,0 +1,315 @@
+package durable
+
+import (
+	"encoding/binary"
+	"errors"
+
+	"github.com/sqsq/sqsq/internal/state"
+)
+
+// The records, one function pair per kind. The package doc lists their
+// fields; keep it in step.
+
+// worldRecord is meta/world: the World without its scopes and tasks, plus
+// their nil-ness and counts (the counts size the slices on Load).
+func (e *enc) world(w *state.World) {
+	e.varint(w.Now)
+	e.uvarint(w.NextQueueID)
+	e.uvarint(w.NextTaskSeq)
+	e.length(len(w.Scopes), w.Scopes == nil)
+	e.length(len(w.Tasks), w.Tasks == nil)
+}
+
+type worldHead struct {
+	w                   state.World
+	scopes, tasks       int
+	scopesNil, tasksNil bool
+}
+
+func (d *dec) world() worldHead {
+	var h worldHead
+	h.w.Now = d.varint()
+	h.w.NextQueueID = d.uvarint()
+	h.w.NextTaskSeq = d.uvarint()
+	h.scopes, h.scopesNil = d.counted()
+	h.tasks, h.tasksNil = d.counted()
+	return h
+}
+
+// counted reads a count written by [enc.length] for records stored
+// elsewhere (so not bounded by this record's size).
+func (d *dec) counted() (int, bool) {
+	v := d.uvarint()
+	if v == 0 {
+		return 0, true
+	}
+	if v-1 > 1<<40 {
+		d.fail(errors.New("implausible count"))
+		return 0, false
+	}
+	return int(v - 1), false
+}
+
+// scope is scopes/<index>: the scope without its queues.
+func (e *enc) scope(s *state.Scope) {
+	e.str(s.Account)
+	e.str(s.Region)
+	e.fixed64(s.ReceiptKey[0])
+	e.fixed64(s.ReceiptKey[1])
+	e.length(len(s.Deleted), s.Deleted == nil)
+	for _, x := range s.Deleted {
+		e.str(x.Key)
+		e.varint(x.Expires)
+	}
+	e.length(len(s.Queues), s.Queues == nil)
+}
+
+func (d *dec) scope() (s state.Scope, queues int, queuesNil bool) {
+	s.Account = d.str()
+	s.Region = d.str()
+	s.ReceiptKey[0] = d.fixed64()
+	s.ReceiptKey[1] = d.fixed64()
+	if n, isNil := d.length(); !isNil {
+		s.Deleted = make([]state.Expiring, n)
+		for i := range s.Deleted {
+			s.Deleted[i] = state.Expiring{Key: d.str(), Expires: d.varint()}
+		}
+	}
+	queues, queuesNil = d.counted()
+	return s, queues, queuesNil
+}
+
+// queue is queues/<id>: the queue without its messages, which live in the
+// bucket messages/<id>. scope is the index of its scope, order its place
+// in Scope.Queues.
+func (e *enc) queue(scope, order int, q *state.Queue) {
+	e.uvarint(uint64(scope))
+	e.uvarint(uint64(order))
+	e.str(q.Name)
+	e.bool(q.FIFO)
+	e.strMap(q.Attributes)
+	e.strMap(q.Tags)
+	e.varint(q.Created)
+	e.varint(q.Modified)
+	e.varint(q.Purged)
+	e.uvarint(q.Seq)
+	e.uvarint(q.FIFOSeq)
+	e.length(len(q.Messages), q.Messages == nil)
+	e.dedups(q.DedupByID)
+	e.dedups(q.DedupByPair)
+	e.length(len(q.Attempts), q.Attempts == nil)
+	for i := range q.Attempts {
+		a := &q.Attempts[i]
+		e.str(a.ID)
+		e.varint(a.Expires)
+		e.varint(a.Vis)
+		e.strs(a.SysNames)
+		e.strs(a.AttrNames)
+		e.length(len(a.Msgs), a.Msgs == nil)
+		for _, m := range a.Msgs {
+			e.uvarint(m.Seq)
+			e.uvarint(uint64(m.Slot))
+			e.uvarint(uint64(m.Serial))
+			e.uvarint(uint64(m.Gen))
+		}
+	}
+	e.strs(q.DeadLetterSources)
+	e.intMap(q.Counters)
+}
+
+type queueHead struct {
+	q            state.Queue
+	scope, order uint64
+	messages     int
+	messagesNil  bool
+}
+
+func (d *dec) queue(id uint64) queueHead {
+	var h queueHead
+	q := &h.q
+	q.ID = id
+	h.scope = d.uvarint()
+	h.order = d.uvarint()
+	q.Name = d.str()
+	q.FIFO = d.bool()
+	q.Attributes = d.strMap()
+	q.Tags = d.strMap()
+	q.Created = d.varint()
+	q.Modified = d.varint()
+	q.Purged = d.varint()
+	q.Seq = d.uvarint()
+	q.FIFOSeq = d.uvarint()
+	h.messages, h.messagesNil = d.counted()
+	q.DedupByID = d.dedups()
+	q.DedupByPair = d.dedups()
+	if n, isNil := d.length(); !isNil {
+		q.Attempts = make([]state.Attempt, n)
+		for i := range q.Attempts {
+			a := &q.Attempts[i]
+			a.ID = d.str()
+			a.Expires = d.varint()
+			a.Vis = d.varint()
+			a.SysNames = d.strs()
+			a.AttrNames = d.strs()
+			if n, isNil := d.length(); !isNil {
+				a.Msgs = make([]state.AttemptMsg, n)
+				for j := range a.Msgs {
+					a.Msgs[j] = state.AttemptMsg{Seq: d.uvarint(), Slot: d.uint32(), Serial: d.uint32(), Gen: d.uint32()}
+				}
+			}
+		}
+	}
+	q.DeadLetterSources = d.strs()
+	q.Counters = d.intMap()
+	return h
+}
+
+func (e *enc) dedups(ds []state.Dedup) {
+	e.length(len(ds), ds == nil)
+	for i := range ds {
+		x := &ds[i]
+		e.str(x.Key)
+		e.str(x.MessageID)
+		e.uvarint(x.SeqNum)
+		e.varint(x.Expires)
+	}
+}
+
+func (d *dec) dedups() []state.Dedup {
+	n, isNil := d.length()
+	if isNil {
+		return nil
+	}
+	ds := make([]state.Dedup, n)
+	for i := range ds {
+		ds[i] = state.Dedup{Key: d.str(), MessageID: d.str(), SeqNum: d.uvarint(), Expires: d.varint()}
+	}
+	return ds
+}
+
+// message is messages/<queue id>/<seq>. Seq is the key.
+func (e *enc) message(m *state.Message) {
+	e.str(m.ID)
+	e.str(m.Body)
+	e.varint(m.SentAt)
+	e.attributes(m.Attributes)
+	e.attributes(m.SystemAttributes)
+	e.str(m.GroupID)
+	e.str(m.DedupID)
+	e.uvarint(m.SequenceNumber)
+	e.str(m.DeadLetterSource)
+	e.uvarint(uint64(m.Slot))
+	e.byte(m.State)
+	e.uvarint(uint64(m.Serial))
+	e.uvarint(uint64(m.Gen))
+	e.varint(int64(m.ReceiveCount))
+	e.varint(m.EnqueuedAt)
+	e.varint(m.VisibleAt)
+	e.varint(m.AvailableSince)
+	e.varint(m.FirstReceiveAt)
+	e.varint(m.ReceivedAt)
+}
+
+func (d *dec) message(m *state.Message) {
+	m.ID = d.str()
+	m.Body = d.str()
+	m.SentAt = d.varint()
+	m.Attributes = d.attributes()
+	m.SystemAttributes = d.attributes()
+	m.GroupID = d.str()
+	m.DedupID = d.str()
+	m.SequenceNumber = d.uvarint()
+	m.DeadLetterSource = d.str()
+	m.Slot = d.uint32()
+	m.State = d.byte()
+	m.Serial = d.uint32()
+	m.Gen = d.uint32()
+	rc := d.varint()
+	if rc != int64(int32(rc)) {
+		d.fail(errors.New("ReceiveCount overflows 32 bits"))
+	}
+	m.ReceiveCount = int32(rc)
+	m.EnqueuedAt = d.varint()
+	m.VisibleAt = d.varint()
+	m.AvailableSince = d.varint()
+	m.FirstReceiveAt = d.varint()
+	m.ReceivedAt = d.varint()
+}
+
+func (e *enc) attributes(m map[string]state.Attribute) {
+	e.length(len(m), m == nil)
+	for _, k := range sortedKeys(m) {
+		a := m[k]
+		e.str(k)
+		e.str(a.DataType)
+		e.str(a.StringValue)
+		e.bytes(a.BinaryValue)
+	}
+}
+
+func (d *dec) attributes() map[string]state.Attribute {
+	n, isNil := d.length()
+	if isNil {
+		return nil
+	}
+	m := make(map[string]state.Attribute, n)
+	for range n {
+		k := d.str()
+		m[k] = state.Attribute{DataType: d.str(), StringValue: d.str(), BinaryValue: d.bytes()}
+	}
+	return m
+}
+
+// task is tasks/<index>.
+func (e *enc) task(t *state.Task) {
+	e.str(t.ID)
+	e.str(t.Handle)
+	e.uvarint(t.Seq)
+	e.str(t.Source)
+	e.uvarint(t.SourceID)
+	e.str(t.Dest)
+	e.varint(int64(t.Rate))
+	e.bool(t.RateSet)
+	e.varint(t.Started)
+	e.str(t.Status)
+	e.str(t.Failure)
+	e.varint(t.ToMove)
+	e.varint(t.Moved)
+	e.varint(t.Cancel)
+}
+
+func (d *dec) task() state.Task {
+	return state.Task{
+		ID:       d.str(),
+		Handle:   d.str(),
+		Seq:      d.uvarint(),
+		Source:   d.str(),
+		SourceID: d.uvarint(),
+		Dest:     d.str(),
+		Rate:     int(d.varint()),
+		RateSet:  d.bool(),
+		Started:  d.varint(),
+		Status:   d.str(),
+		Failure:  d.str(),
+		ToMove:   d.varint(),
+		Moved:    d.varint(),
+		Cancel:   d.varint(),
+	}
+}
+
+// The format record, meta/format, is frozen across formats: 8 bytes,
+// big-endian, then the checksum. Every sqsq reads it before anything else.
+func formatValue(v uint64) []byte {
+	return sealRecord([]byte(keyFormat), binary.BigEndian.AppendUint64(nil, v))
+}
+
+func parseFormat(v []byte) (uint64, error) {
+	body, err := openRecord([]byte(keyFormat), v)
+	if err != nil {
+		return 0, err
+	}
+	if len(body) != 8 {
+		return 0, errors.New("format record is not 8 bytes")
+	}
+	return binary.BigEndian.Uint64(body), nil
+}

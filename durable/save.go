@@ -1,0 +1,152 @@
+package durable
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"go.etcd.io/bbolt"
+	bberrors "go.etcd.io/bbolt/errors"
+
+	"github.com/sqsq/sqsq/internal/state"
+)
+
+// Save replaces the stored state with w, in one bbolt write transaction:
+// when Save returns nil, w is on disk (bbolt syncs before it commits);
+// when it returns an error, the previous state is still there, whole, and
+// the Store can be used again. A World Save cannot store (two queues with
+// one ID, a queue's messages out of Seq order) is an error that changes
+// nothing.
+//
+// Save holds w's encoded records in memory until the commit, on top of
+// w itself, and bbolt builds the new pages in memory too: count twice the
+// size of the messages' bodies.
+func (s *Store) Save(w *state.World) error {
+	if w == nil {
+		return errors.New("durable: Save of a nil World")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.db == nil {
+		return ErrClosed
+	}
+	err := s.update(func(tx *bbolt.Tx) error { return writeWorld(tx, w, s.opts.version) })
+	if err != nil {
+		return fmt.Errorf("durable: save to %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// writeWorld replaces the buckets of tx with w.
+func writeWorld(tx *bbolt.Tx, w *state.World, writer string) error {
+	var (
+		a       arena
+		scratch enc
+	)
+	// record encodes one record with fill and returns it, sealed with its
+	// checksum, in memory that lives until the commit (bbolt keeps the
+	// slices Put is given).
+	record := func(key []byte, fill func(e *enc)) []byte {
+		scratch = scratch[:0]
+		fill(&scratch)
+		return sealRecord(key, a.copy(scratch, crcSize))
+	}
+
+	meta := tx.Bucket([]byte(bucketMeta))
+	if meta == nil {
+		return errors.New("no meta bucket")
+	}
+	k := []byte(keyWriter)
+	if err := meta.Put(k, sealRecord(k, []byte(writer))); err != nil {
+		return err
+	}
+	k = []byte(keyWorld)
+	if err := meta.Put(k, record(k, func(e *enc) { e.world(w) })); err != nil {
+		return err
+	}
+
+	var b [4]*bbolt.Bucket
+	for i, name := range []string{bucketScopes, bucketQueues, bucketMessages, bucketTasks} {
+		if err := tx.DeleteBucket([]byte(name)); err != nil && !errors.Is(err, bberrors.ErrBucketNotFound) {
+			return err
+		}
+		var err error
+		if b[i], err = tx.CreateBucket([]byte(name)); err != nil {
+			return err
+		}
+		b[i].FillPercent = 1 // keys are added in order: fill each page
+	}
+	scopes, queues, messages, tasks := b[0], b[1], b[2], b[3]
+
+	names := make(map[uint64]string) // queue ID → name, to catch a reused ID
+	for si := range w.Scopes {
+		sc := &w.Scopes[si]
+		k := key4(uint32(si))
+		if err := scopes.Put(k, record(k, func(e *enc) { e.scope(sc) })); err != nil {
+			return err
+		}
+		for qi := range sc.Queues {
+			q := &sc.Queues[qi]
+			if other, ok := names[q.ID]; ok {
+				return fmt.Errorf("queues %q and %q have the same ID %d", other, q.Name, q.ID)
+			}
+			names[q.ID] = q.Name
+			k := key8(q.ID)
+			if err := queues.Put(k, record(k, func(e *enc) { e.queue(si, qi, q) })); err != nil {
+				return err
+			}
+			mb, err := messages.CreateBucket(k)
+			if err != nil {
+				return err
+			}
+			mb.FillPercent = 1
+			for mi := range q.Messages {
+				m := &q.Messages[mi]
+				if mi > 0 && m.Seq <= q.Messages[mi-1].Seq {
+					return fmt.Errorf("queue %q: message Seq %d follows %d; messages must be in increasing Seq order",
+						q.Name, m.Seq, q.Messages[mi-1].Seq)
+				}
+				k := a.key8(m.Seq)
+				if err := mb.Put(k, record(k, func(e *enc) { e.message(m) })); err != nil {
+					return fmt.Errorf("queue %q: message Seq %d: %w", q.Name, m.Seq, err)
+				}
+			}
+		}
+	}
+	for ti := range w.Tasks {
+		t := &w.Tasks[ti]
+		k := key8(uint64(ti))
+		if err := tasks.Put(k, record(k, func(e *enc) { e.task(t) })); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// arena hands out byte slices cut from large chunks, so that a Save of a
+// million messages makes a few hundred allocations rather than a million.
+type arena struct{ chunk []byte }
+
+const arenaChunk = 1 << 20
+
+// copy returns a copy of b with room for extra more bytes.
+func (a *arena) copy(b []byte, extra int) []byte {
+	n := len(b) + extra
+	if cap(a.chunk)-len(a.chunk) < n {
+		if n > arenaChunk/4 {
+			return append(make([]byte, 0, n), b...)
+		}
+		a.chunk = make([]byte, 0, arenaChunk)
+	}
+	start := len(a.chunk)
+	a.chunk = append(a.chunk, b...)
+	out := a.chunk[start : len(a.chunk) : start+n]
+	a.chunk = a.chunk[:start+n]
+	return out
+}
+
+func (a *arena) key8(v uint64) []byte {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], v)
+	return a.copy(b[:], 0)
+}

@@ -1,0 +1,318 @@
+package durable
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"go.etcd.io/bbolt"
+	bberrors "go.etcd.io/bbolt/errors"
+
+	"github.com/sqsq/sqsq/internal/state"
+)
+
+// FileName is the name of the store file in its directory.
+const FileName = "sqsq.db"
+
+// The format this package writes and reads: the version of package state.
+// A change to the encoding here changes state.Version too.
+const formatVersion = state.Version
+
+const (
+	// lockTimeout bounds the wait for bbolt's lock on sqsq.db. The
+	// directory lock is taken first and fails at once, so bbolt waits only
+	// when something that is not sqsq (the bbolt tool, say) has the file.
+	lockTimeout = 100 * time.Millisecond
+	// compactTxSize is how many bytes Compact copies per transaction.
+	compactTxSize = 64 << 20
+	// compactAtOpenMin is how many bytes Open must win before it compacts.
+	compactAtOpenMin = 1 << 20
+)
+
+// Bucket and key names. The package doc describes the layout.
+const (
+	bucketMeta     = "meta"
+	bucketScopes   = "scopes"
+	bucketQueues   = "queues"
+	bucketMessages = "messages"
+	bucketTasks    = "tasks"
+	keyFormat      = "format"
+	keyWriter      = "sqsq"
+	keyWorld       = "world"
+)
+
+// Errors that Open, Save and Load wrap, for [errors.Is]. The errors
+// themselves say what happened and what to do.
+var (
+	// ErrInUse: another Store (in this or another process) has the
+	// directory.
+	ErrInUse = errors.New("durable: store in use")
+	// ErrFormat: the file is of another format version, or not a sqsq
+	// store at all. The file is left as it is.
+	ErrFormat = errors.New("durable: unsupported format")
+	// ErrDamaged: the file is truncated or corrupt. Open with [Recover]
+	// moves it aside.
+	ErrDamaged = errors.New("durable: store damaged")
+	// ErrClosed: the Store was closed.
+	ErrClosed = errors.New("durable: store closed")
+)
+
+var errLocked = errors.New("locked")
+
+// storeError is an error with its own message that matches one of the
+// sentinels above.
+type storeError struct {
+	kind error
+	msg  string
+	err  error // the cause, if any
+}
+
+func (e *storeError) Error() string        { return e.msg }
+func (e *storeError) Is(target error) bool { return target == e.kind }
+func (e *storeError) Unwrap() error        { return e.err }
+
+func damaged(path string, cause error) error {
+	return &storeError{
+		kind: ErrDamaged,
+		msg:  fmt.Sprintf("durable: %s is damaged: %v; start with -data-recover to move it aside and start empty", path, cause),
+		err:  cause,
+	}
+}
+
+// An Option configures [Open].
+type Option interface{ apply(*options) }
+
+type options struct {
+	recover bool
+	version string
+}
+
+type optionFunc func(*options)
+
+func (f optionFunc) apply(o *options) { f(o) }
+
+// Recover makes Open move a damaged file aside, to
+// sqsq.db.damaged-<UTC time>, and start with an empty store, instead of
+// failing with [ErrDamaged]. [Store.Recovered] says what it moved. A file
+// of another format is never moved.
+func Recover() Option { return optionFunc(func(o *options) { o.recover = true }) }
+
+// Version is the version of the program using the store, such as
+// "sqsq v1.2.0". Save records it, and an error about the format of a file
+// names the version that wrote it.
+func Version(v string) Option { return optionFunc(func(o *options) { o.version = v }) }
+
+// Store is a directory holding one endpoint's state in a bbolt file. It
+// is safe for concurrent use; its methods run one at a time. While it is
+// open, no other Store, in this process or another, can open the same
+// directory.
+type Store struct {
+	mu        sync.Mutex
+	dir, path string
+	opts      options
+	lock      *dirLock
+	db        *bbolt.DB // nil once closed
+	recovered string
+}
+
+// Open opens the store in dir, creating dir and an empty store if needed.
+//
+// It fails at once with [ErrInUse] if another Store has the directory,
+// with [ErrFormat] if the file is of another format version (leaving it
+// untouched), and with [ErrDamaged] if the file is truncated or corrupt,
+// unless [Recover] is given. Before it opens the file with bbolt, Open
+// reads every page and every record of it, so a damaged file is reported
+// here, never by a crash or a hang, and a Store that opened loads.
+//
+// When more than half of the file is free space (bbolt never shrinks its
+// file), Open compacts it, as [Store.Compact] does.
+func Open(dir string, opts ...Option) (*Store, error) {
+	s := &Store{dir: dir, path: filepath.Join(dir, FileName)}
+	for _, o := range opts {
+		o.apply(&s.opts)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("durable: %w", err)
+	}
+	lock, pid, err := lockDir(s.path + ".lock")
+	if errors.Is(err, errLocked) {
+		return nil, s.inUse(pid)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("durable: lock %s: %w", s.dir, err)
+	}
+	s.lock = lock
+	if err := s.open(); err != nil {
+		_ = lock.unlock()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) inUse(pid int) error {
+	who := "another process"
+	switch pid {
+	case 0:
+	case os.Getpid():
+		who = fmt.Sprintf("pid %d, this process", pid)
+	default:
+		who = fmt.Sprintf("pid %d", pid)
+	}
+	return &storeError{
+		kind: ErrInUse,
+		msg:  fmt.Sprintf("durable: %s is in use by another sqsq (%s); stop it or use another -data directory", s.path, who),
+	}
+}
+
+// open checks the file and opens it with bbolt. The directory is locked.
+func (s *Store) open() error {
+	_ = os.Remove(s.path + ".compact") // left by a compaction that did not finish
+	rep, err := checkFile(s.path)
+	var d damage
+	if errors.As(err, &d) {
+		if !s.opts.recover {
+			return damaged(s.path, err)
+		}
+		if err := s.moveAside(d); err != nil {
+			return err
+		}
+		rep = fileReport{empty: true}
+	} else if err != nil {
+		return fmt.Errorf("durable: read %s: %w", s.path, err)
+	}
+	if !rep.empty {
+		switch {
+		case rep.format == 0:
+			return &storeError{kind: ErrFormat, msg: fmt.Sprintf(
+				"durable: %s is not a sqsq store (it has no format record); use another -data directory", s.path)}
+		case rep.format != formatVersion:
+			by := "the sqsq that wrote it"
+			if rep.writer != "" {
+				by = rep.writer + ", which wrote it,"
+			}
+			return &storeError{kind: ErrFormat, msg: fmt.Sprintf(
+				"durable: %s is format %d; this sqsq reads format %d: use %s or another -data directory",
+				s.path, rep.format, formatVersion, by)}
+		}
+	}
+
+	db, err := openBolt(s.path)
+	if errors.Is(err, bberrors.ErrTimeout) {
+		return s.inUse(0)
+	}
+	if err != nil {
+		// checkFile read the file as bbolt will; this is a second line.
+		return damaged(s.path, err)
+	}
+	s.db = db
+	if rep.empty {
+		err = s.update(func(tx *bbolt.Tx) error {
+			b, err := tx.CreateBucketIfNotExists([]byte(bucketMeta))
+			if err == nil {
+				err = b.Put([]byte(keyFormat), formatValue(formatVersion))
+			}
+			return err
+		})
+		if err != nil {
+			_ = s.db.Close()
+			return fmt.Errorf("durable: initialise %s: %w", s.path, err)
+		}
+	}
+	if live := int64(rep.pages-rep.free) * int64(rep.pageSize); rep.size-live >= compactAtOpenMin && live < rep.size/2 {
+		if err := s.compact(); err != nil {
+			if s.db != nil {
+				_ = s.db.Close()
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// moveAside renames a damaged file to sqsq.db.damaged-<UTC time>.
+func (s *Store) moveAside(why damage) error {
+	base := s.path + ".damaged-" + time.Now().UTC().Format("20060102T150405Z")
+	to := base
+	for i := 1; ; i++ {
+		if _, err := os.Lstat(to); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		to = fmt.Sprintf("%s-%d", base, i)
+	}
+	if err := os.Rename(s.path, to); err != nil {
+		return fmt.Errorf("durable: %s is damaged (%v) and could not be moved aside: %w", s.path, why, err)
+	}
+	syncDir(s.dir)
+	s.recovered = fmt.Sprintf("%s was damaged (%v); moved it to %s and started empty", s.path, why, to)
+	return nil
+}
+
+// Recovered says what Open moved aside because it was damaged, or "" if
+// nothing: "dir/sqsq.db was damaged (…); moved it to … and started empty".
+func (s *Store) Recovered() string { return s.recovered }
+
+// Path is the store file, dir/sqsq.db.
+func (s *Store) Path() string { return s.path }
+
+// Close closes the file and releases the directory. Closing a closed
+// Store does nothing.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lock == nil {
+		return nil
+	}
+	var err error
+	if s.db != nil {
+		err = s.db.Close()
+		s.db = nil
+	}
+	if uerr := s.lock.unlock(); err == nil {
+		err = uerr
+	}
+	s.lock = nil
+	return err
+}
+
+func openBolt(path string) (db *bbolt.DB, err error) {
+	err = guard(func() error {
+		var err error
+		db, err = bbolt.Open(path, 0o600, &bbolt.Options{Timeout: lockTimeout})
+		return err
+	})
+	return db, err
+}
+
+// guard runs fn, turning a panic, or a memory fault in bbolt's mapping of
+// the file, into an error. bbolt trusts its file; checkFile makes that
+// trust safe, and guard is for what it cannot foresee.
+func guard(fn func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("bbolt: %v", r)
+		}
+	}()
+	return fn()
+}
+
+func (s *Store) update(fn func(*bbolt.Tx) error) error {
+	return guard(func() error { return s.db.Update(fn) })
+}
+
+func (s *Store) view(fn func(*bbolt.Tx) error) error {
+	return guard(func() error { return s.db.View(fn) })
+}
+
+// syncDir makes a rename in dir durable. Errors are ignored: some
+// systems cannot sync a directory, and the rename itself succeeded.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+}
