@@ -18,7 +18,7 @@ import (
 // hangs. It checks what bbolt's tx.Check does (every page below the high
 // water mark is in use exactly once or free, keys in order, pages of a
 // known type) and the checksum of every record, and finds the format
-// record. The page layout is bbolt's file format 2, which v1.4.3 writes.
+// record (reported in fileReport.badRecord). The page layout is bbolt's file format 2, which v1.4.3 writes.
 //
 // A damaged file yields a damage error; an I/O error is returned as it
 // is. A missing or empty file is an empty store.
@@ -54,6 +54,10 @@ type fileReport struct {
 	pageSize int
 	pages    uint64 // the high water mark: pages in use or free
 	free     uint64 // pages on the freelist
+	// badRecord is the first record whose checksum failed. It is not
+	// returned as an error because a file of another format may encode
+	// its records otherwise: the format is judged first.
+	badRecord error
 }
 
 // damage is why a file is damaged.
@@ -114,7 +118,6 @@ type checker struct {
 	hwm         uint64
 	seen, freed bitset
 	bufs        [][]byte // one page buffer per depth
-	crcErr      error    // the first record whose checksum failed
 	path        []string // bucket names down to the current one
 }
 
@@ -149,9 +152,6 @@ func (c *checker) run() error {
 				return damagef("page %d is neither in use nor free", id)
 			}
 		}
-	}
-	if c.crcErr != nil {
-		return c.crcErr
 	}
 	c.rep.empty = buckets == 0
 	return nil
@@ -398,23 +398,24 @@ func (c *checker) leaf(flags uint32, key, v []byte, id uint64, depth int) error 
 	if len(c.path) == 0 {
 		return damagef("page %d: a value in the root bucket", id)
 	}
+	inMeta := len(c.path) == 1 && c.path[0] == bucketMeta
+	if inMeta && string(key) == keyFormat {
+		// The format record is the same in every format.
+		f, err := parseFormat(v)
+		if err != nil {
+			return damagef("record meta/format: %v", err)
+		}
+		c.rep.format = f
+		return nil
+	}
 	if _, err := openRecord(key, v); err != nil {
-		if c.crcErr == nil {
-			c.crcErr = damagef("record %s: %v", recordName(c.path, key), err)
+		if c.rep.badRecord == nil {
+			c.rep.badRecord = damagef("record %s: %v", recordName(c.path, key), err)
 		}
 		return nil
 	}
-	if len(c.path) == 1 && c.path[0] == bucketMeta {
-		switch string(key) {
-		case keyFormat:
-			f, err := parseFormat(v)
-			if err != nil {
-				return damagef("meta/format: %v", err)
-			}
-			c.rep.format = f
-		case keyWriter:
-			c.rep.writer = string(v[:len(v)-crcSize])
-		}
+	if inMeta && string(key) == keyWriter {
+		c.rep.writer = string(v[:len(v)-crcSize])
 	}
 	return nil
 }

@@ -172,6 +172,9 @@ func (s *Store) inUse(pid int) error {
 func (s *Store) open() error {
 	_ = os.Remove(s.path + ".compact") // left by a compaction that did not finish
 	rep, err := checkFile(s.path)
+	if err == nil && rep.badRecord != nil && rep.format == formatVersion {
+		err = rep.badRecord
+	}
 	var d damage
 	if errors.As(err, &d) {
 		if !s.opts.recover {
