@@ -58,6 +58,9 @@ type fileReport struct {
 	// returned as an error because a file of another format may encode
 	// its records otherwise: the format is judged first.
 	badRecord error
+	// badMeta: one of the two meta pages is invalid. bbolt uses the
+	// other, which is the previous commit if the bad one was the newest.
+	badMeta bool
 }
 
 // damage is why a file is damaged.
@@ -210,6 +213,9 @@ func (c *checker) meta() (boltMeta, error) {
 		if m.ok {
 			if int(m.pageSize) != c.ps {
 				return boltMeta{}, damagef("meta pages disagree on the page size")
+			}
+			if !metas[0].ok || !metas[1].ok {
+				c.rep.badMeta = true
 			}
 			return m, nil
 		}

@@ -36,6 +36,13 @@ func (s *Store) compact() error {
 	}
 	err = guard(func() error { return bbolt.Compact(dst, s.db, compactTxSize) })
 	if err == nil {
+		// bbolt.Compact commits every compactTxSize bytes, so the meta
+		// page before the last names a partial copy; bbolt would fall
+		// back to it if the last were damaged. One more commit makes
+		// both meta pages name the whole copy.
+		err = dst.Update(func(*bbolt.Tx) error { return nil })
+	}
+	if err == nil {
 		err = dst.Sync()
 	}
 	if cerr := dst.Close(); err == nil {

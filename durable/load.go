@@ -24,7 +24,7 @@ func (s *Store) Load() (*state.World, error) {
 	var w *state.World
 	err := s.view(func(tx *bbolt.Tx) error {
 		var err error
-		w, err = readWorld(tx)
+		w, err = readWorld(tx, true)
 		return err
 	})
 	if err != nil {
@@ -50,7 +50,10 @@ func decodeRecord(path []string, k, v []byte, fn func(*dec)) error {
 	return nil
 }
 
-func readWorld(tx *bbolt.Tx) (*state.World, error) {
+// readWorld reads the World in tx. Without decode, it reads all but the
+// messages, which it only counts: Open's check that the records make a
+// whole World.
+func readWorld(tx *bbolt.Tx, decode bool) (*state.World, error) {
 	meta := tx.Bucket([]byte(bucketMeta))
 	if meta == nil {
 		return nil, errors.New("no meta bucket")
@@ -58,6 +61,11 @@ func readWorld(tx *bbolt.Tx) (*state.World, error) {
 	k := []byte(keyWorld)
 	v := meta.Get(k)
 	if v == nil {
+		for _, name := range []string{bucketScopes, bucketQueues, bucketMessages, bucketTasks} {
+			if tx.Bucket([]byte(name)) != nil {
+				return nil, fmt.Errorf("no meta/world record, but a %s bucket", name)
+			}
+		}
 		return nil, nil // never saved
 	}
 	var h worldHead
@@ -118,7 +126,7 @@ func readWorld(tx *bbolt.Tx) (*state.World, error) {
 		if qh.scope >= uint64(len(w.Scopes)) {
 			return nil, fmt.Errorf("record %s: scope %d does not exist", recordName(path, k), qh.scope)
 		}
-		msgs, err := readMessages(messages, k, qh.messages, qh.messagesNil)
+		msgs, err := readMessages(messages, k, qh.messages, qh.messagesNil, decode)
 		if err != nil {
 			return nil, err
 		}
@@ -168,23 +176,29 @@ func readWorld(tx *bbolt.Tx) (*state.World, error) {
 	return w, nil
 }
 
-// readMessages reads the bucket messages/<id>, in Seq order; n, from the
-// queue record, is a capacity hint. This is the
-// loop that counts: it makes one allocation per message (the string its
-// fields share) and one per map or binary attribute value.
-func readMessages(messages *bbolt.Bucket, id []byte, n int, isNil bool) ([]state.Message, error) {
+// readMessages reads the bucket messages/<id>, in Seq order, and checks
+// that it holds the n messages the queue record counts; without decode,
+// it only counts them. This is the loop that counts: it makes one
+// allocation per message (the string its fields share) and one per map
+// or binary attribute value.
+func readMessages(messages *bbolt.Bucket, id []byte, n int, isNil bool, decode bool) ([]state.Message, error) {
 	mb := messages.Bucket(id)
 	if mb == nil {
 		return nil, fmt.Errorf("bucket %s: missing", recordName([]string{bucketMessages}, id))
 	}
 	var msgs []state.Message
-	if !isNil {
+	if !isNil && decode {
 		msgs = make([]state.Message, 0, n)
 	}
+	count := 0
 	c := mb.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
+		count++
 		if len(k) != 8 || v == nil {
 			return nil, fmt.Errorf("record %s: not a message", recordName([]string{bucketMessages, string(id)}, k))
+		}
+		if !decode {
+			continue
 		}
 		body, err := openRecord(k, v)
 		if err == nil {
@@ -196,6 +210,9 @@ func readMessages(messages *bbolt.Bucket, id []byte, n int, isNil bool) ([]state
 		if err != nil {
 			return nil, fmt.Errorf("record %s: %w", recordName([]string{bucketMessages, string(id)}, k), err)
 		}
+	}
+	if count != n {
+		return nil, fmt.Errorf("queue %s counts %d messages; its bucket messages/%[1]s holds %d", keyString(id), n, count)
 	}
 	return msgs, nil
 }

@@ -168,13 +168,12 @@ func (s *Store) inUse(pid int) error {
 	}
 }
 
-// open checks the file and opens it with bbolt. The directory is locked.
+// open opens the file, moving it aside first if it is damaged and
+// Recover is on, and compacts it if it is mostly free space. The
+// directory is locked.
 func (s *Store) open() error {
 	_ = os.Remove(s.path + ".compact") // left by a compaction that did not finish
-	rep, err := checkFile(s.path)
-	if err == nil && rep.badRecord != nil && rep.format == formatVersion {
-		err = rep.badRecord
-	}
+	rep, err := s.openChecked()
 	var d damage
 	if errors.As(err, &d) {
 		if !s.opts.recover {
@@ -183,57 +182,98 @@ func (s *Store) open() error {
 		if err := s.moveAside(d); err != nil {
 			return err
 		}
-		rep = fileReport{empty: true}
-	} else if err != nil {
-		return fmt.Errorf("durable: read %s: %w", s.path, err)
+		rep, err = s.openChecked() // no file now: a new store
+	}
+	if err != nil {
+		return err
+	}
+	if live := int64(rep.pages-rep.free) * int64(rep.pageSize); rep.size-live >= compactAtOpenMin && live < rep.size/2 {
+		if err := s.compact(); err != nil {
+			if s.db != nil {
+				_ = s.db.Close()
+				s.db = nil
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// openChecked checks the file, opens it with bbolt, and checks that its
+// records make a World: after it, Load fails only if this package has a
+// bug. A damaged file is a damage error. s.db is set only on success.
+func (s *Store) openChecked() (fileReport, error) {
+	rep, err := checkFile(s.path)
+	var d damage
+	if errors.As(err, &d) {
+		return rep, err
+	}
+	if err != nil {
+		return rep, fmt.Errorf("durable: read %s: %w", s.path, err)
 	}
 	if !rep.empty {
 		switch {
 		case rep.format == 0:
-			return &storeError{kind: ErrFormat, msg: fmt.Sprintf(
+			return rep, &storeError{kind: ErrFormat, msg: fmt.Sprintf(
 				"durable: %s is not a sqsq store (it has no format record); use another -data directory", s.path)}
 		case rep.format != formatVersion:
 			by := "the sqsq that wrote it"
 			if rep.writer != "" {
 				by = rep.writer + ", which wrote it,"
 			}
-			return &storeError{kind: ErrFormat, msg: fmt.Sprintf(
+			return rep, &storeError{kind: ErrFormat, msg: fmt.Sprintf(
 				"durable: %s is format %d; this sqsq reads format %d: use %s or another -data directory",
 				s.path, rep.format, formatVersion, by)}
 		}
 	}
+	if rep.badRecord != nil {
+		return rep, rep.badRecord
+	}
+	if rep.badMeta {
+		s.recovered = fmt.Sprintf("%s: one of bbolt's two meta pages was invalid (a crash during a commit, or damage); "+
+			"opened the commit the other names, which is the one before the last if the bad page was the last", s.path)
+	}
 
 	db, err := openBolt(s.path)
 	if errors.Is(err, bberrors.ErrTimeout) {
-		return s.inUse(0)
+		return rep, s.inUse(0)
 	}
 	if err != nil {
-		// checkFile read the file as bbolt will; this is a second line.
-		return damaged(s.path, err)
+		// checkFile read the file as bbolt does; this is a second line.
+		return rep, damage(err.Error())
 	}
-	s.db = db
 	if rep.empty {
-		err = s.update(func(tx *bbolt.Tx) error {
-			b, err := tx.CreateBucketIfNotExists([]byte(bucketMeta))
-			if err == nil {
-				err = b.Put([]byte(keyFormat), formatValue(formatVersion))
-			}
-			return err
+		err = guard(func() error {
+			return db.Update(func(tx *bbolt.Tx) error {
+				b, err := tx.CreateBucketIfNotExists([]byte(bucketMeta))
+				if err == nil {
+					err = b.Put([]byte(keyFormat), formatValue(formatVersion))
+				}
+				return err
+			})
 		})
 		if err != nil {
-			_ = s.db.Close()
-			return fmt.Errorf("durable: initialise %s: %w", s.path, err)
+			_ = db.Close()
+			return rep, fmt.Errorf("durable: initialise %s: %w", s.path, err)
+		}
+	} else {
+		// Every record has its checksum; what is left is a record or a
+		// bucket that is missing altogether (a page's element count
+		// flipped, say). readWorld counts the messages without decoding
+		// them.
+		err = guard(func() error {
+			return db.View(func(tx *bbolt.Tx) error {
+				_, err := readWorld(tx, false)
+				return err
+			})
+		})
+		if err != nil {
+			_ = db.Close()
+			return rep, damage(err.Error())
 		}
 	}
-	if live := int64(rep.pages-rep.free) * int64(rep.pageSize); rep.size-live >= compactAtOpenMin && live < rep.size/2 {
-		if err := s.compact(); err != nil {
-			if s.db != nil {
-				_ = s.db.Close()
-			}
-			return err
-		}
-	}
-	return nil
+	s.db = db
+	return rep, nil
 }
 
 // moveAside renames a damaged file to sqsq.db.damaged-<UTC time>.
@@ -254,8 +294,13 @@ func (s *Store) moveAside(why damage) error {
 	return nil
 }
 
-// Recovered says what Open moved aside because it was damaged, or "" if
-// nothing: "dir/sqsq.db was damaged (…); moved it to … and started empty".
+// Recovered says what Open recovered from, or "" if nothing: a damaged
+// file moved aside ("dir/sqsq.db was damaged (…); moved it to … and
+// started empty"), or one of bbolt's two meta pages found invalid. bbolt
+// commits by writing one meta page, alternately the first and the second,
+// so a crash during a commit leaves the newest one torn and the other
+// naming the commit before: bbolt opens that one, and so the Store may
+// hold the state of the Save before the last. A caller should log it.
 func (s *Store) Recovered() string { return s.recovered }
 
 // Path is the store file, dir/sqsq.db.
