@@ -192,12 +192,10 @@ func (d *dec) fixed64() uint64 {
 		d.fail(errTruncated)
 		return 0
 	}
-	var v uint64
-	for _, c := range []byte(d.s[d.i : d.i+8]) {
-		v = v<<8 | uint64(c)
-	}
+	s := d.s[d.i : d.i+8]
 	d.i += 8
-	return v
+	return uint64(s[7]) | uint64(s[6])<<8 | uint64(s[5])<<16 | uint64(s[4])<<24 |
+		uint64(s[3])<<32 | uint64(s[2])<<40 | uint64(s[1])<<48 | uint64(s[0])<<56
 }
 
 // n reads a byte count and checks that many bytes remain.

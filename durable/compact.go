@@ -30,7 +30,9 @@ func (s *Store) compact() error {
 	_ = os.Remove(tmp)
 	// No sync per transaction: one Sync at the end covers them all, and
 	// until the rename the copy is nothing but a temporary file.
-	dst, err := bbolt.Open(tmp, 0o600, &bbolt.Options{Timeout: lockTimeout, NoSync: true})
+	opts := boltOptions(s.fileSize())
+	opts.NoSync = true
+	dst, err := bbolt.Open(tmp, 0o600, opts)
 	if err != nil {
 		return fmt.Errorf("durable: compact %s: %w", s.path, err)
 	}
@@ -42,11 +44,20 @@ func (s *Store) compact() error {
 		// both meta pages name the whole copy.
 		err = dst.Update(func(*bbolt.Tx) error { return nil })
 	}
+	var size int64
+	if err == nil {
+		err = dst.View(func(tx *bbolt.Tx) error { size = tx.Size(); return nil })
+	}
 	if err == nil {
 		err = dst.Sync()
 	}
 	if cerr := dst.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		// bbolt grows a file ahead of its pages; a compacted file has
+		// no use for the room.
+		err = truncate(tmp, size)
 	}
 	if err != nil {
 		_ = os.Remove(tmp)
@@ -63,13 +74,38 @@ func (s *Store) compact() error {
 	} else {
 		syncDir(s.dir)
 	}
-	db, err := openBolt(s.path)
+	db, err := openBolt(s.path, 0)
 	if err != nil {
 		return fmt.Errorf("durable: compact %s: reopen: %w; the store is closed", s.path, err)
 	}
-	s.db = db
+	s.db, s.mapped = db, s.fileSize()
 	if renameErr != nil {
 		return fmt.Errorf("durable: compact %s: %w", s.path, renameErr)
 	}
 	return nil
+}
+
+// fileSize is the size of the store file, 0 if unknown.
+func (s *Store) fileSize() int64 {
+	info, err := os.Stat(s.path)
+	if err != nil {
+		return 0
+	}
+	return info.Size()
+}
+
+// truncate cuts the file at path to size bytes, durably.
+func truncate(path string, size int64) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	err = f.Truncate(size)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

@@ -1,6 +1,7 @@
 package durable
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"errors"
@@ -23,8 +24,17 @@ func (s *Store) Load() (*state.World, error) {
 	}
 	var w *state.World
 	err := s.view(func(tx *bbolt.Tx) error {
-		var err error
-		w, err = readWorld(tx, true)
+		var (
+			jobs []msgJob
+			err  error
+		)
+		w, jobs, err = readWorld(tx)
+		for _, j := range jobs {
+			if err != nil {
+				break
+			}
+			j.q.Messages, err = readMessages(tx, j)
+		}
 		return err
 	})
 	if err != nil {
@@ -50,33 +60,41 @@ func decodeRecord(path []string, k, v []byte, fn func(*dec)) error {
 	return nil
 }
 
-// readWorld reads the World in tx. Without decode, it reads all but the
-// messages, which it only counts: Open's check that the records make a
-// whole World.
-func readWorld(tx *bbolt.Tx, decode bool) (*state.World, error) {
+// msgJob is a queue whose messages readWorld left to read: n of them,
+// in the bucket messages/<key>.
+type msgJob struct {
+	q     *state.Queue
+	key   []byte
+	n     int
+	isNil bool
+}
+
+// readWorld reads the World in tx but the messages, and returns the
+// queues whose messages are to be read.
+func readWorld(tx *bbolt.Tx) (*state.World, []msgJob, error) {
 	meta := tx.Bucket([]byte(bucketMeta))
 	if meta == nil {
-		return nil, errors.New("no meta bucket")
+		return nil, nil, errors.New("no meta bucket")
 	}
 	k := []byte(keyWorld)
 	v := meta.Get(k)
 	if v == nil {
 		for _, name := range []string{bucketScopes, bucketQueues, bucketMessages, bucketTasks} {
 			if tx.Bucket([]byte(name)) != nil {
-				return nil, fmt.Errorf("no meta/world record, but a %s bucket", name)
+				return nil, nil, fmt.Errorf("no meta/world record, but a %s bucket", name)
 			}
 		}
-		return nil, nil // never saved
+		return nil, nil, nil // never saved
 	}
 	var h worldHead
 	if err := decodeRecord([]string{bucketMeta}, k, v, func(d *dec) { h = d.world() }); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	w := &h.w
 	var b [4]*bbolt.Bucket
 	for i, name := range []string{bucketScopes, bucketQueues, bucketMessages, bucketTasks} {
 		if b[i] = tx.Bucket([]byte(name)); b[i] == nil {
-			return nil, fmt.Errorf("no %s bucket", name)
+			return nil, nil, fmt.Errorf("no %s bucket", name)
 		}
 	}
 	scopes, queues, messages, tasks := b[0], b[1], b[2], b[3]
@@ -93,50 +111,48 @@ func readWorld(tx *bbolt.Tx, decode bool) (*state.World, error) {
 	c := scopes.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		if len(k) != 4 || binary.BigEndian.Uint32(k) != uint32(len(w.Scopes)) {
-			return nil, fmt.Errorf("record %s: out of sequence", recordName(path, k))
+			return nil, nil, fmt.Errorf("record %s: out of sequence", recordName(path, k))
 		}
 		var sc state.Scope
 		var sh scopeHead
 		if err := decodeRecord(path, k, v, func(d *dec) { sc, sh.queues, sh.queuesNil = d.scope() }); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		w.Scopes = append(w.Scopes, sc)
 		heads = append(heads, sh)
 	}
 	if len(w.Scopes) != h.scopes {
-		return nil, fmt.Errorf("meta/world counts %d scopes; the scopes bucket has %d", h.scopes, len(w.Scopes))
+		return nil, nil, fmt.Errorf("meta/world counts %d scopes; the scopes bucket has %d", h.scopes, len(w.Scopes))
 	}
 
 	// Queues are keyed by ID; each knows its scope and its place there.
 	type placed struct {
 		order uint64
 		q     state.Queue
+		job   msgJob
 	}
 	byScope := make([][]placed, len(w.Scopes))
+	var jobs []msgJob
 	path = []string{bucketQueues}
 	c = queues.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		if len(k) != 8 {
-			return nil, fmt.Errorf("record %s: not a queue ID", recordName(path, k))
+			return nil, nil, fmt.Errorf("record %s: not a queue ID", recordName(path, k))
 		}
 		var qh queueHead
 		if err := decodeRecord(path, k, v, func(d *dec) { qh = d.queue(binary.BigEndian.Uint64(k)) }); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if qh.scope >= uint64(len(w.Scopes)) {
-			return nil, fmt.Errorf("record %s: scope %d does not exist", recordName(path, k), qh.scope)
+			return nil, nil, fmt.Errorf("record %s: scope %d does not exist", recordName(path, k), qh.scope)
 		}
-		msgs, err := readMessages(messages, k, qh.messages, qh.messagesNil, decode)
-		if err != nil {
-			return nil, err
-		}
-		qh.q.Messages = msgs
-		byScope[qh.scope] = append(byScope[qh.scope], placed{qh.order, qh.q})
+		job := msgJob{key: bytes.Clone(k), n: qh.messages, isNil: qh.messagesNil}
+		byScope[qh.scope] = append(byScope[qh.scope], placed{qh.order, qh.q, job})
 	}
 	for i, qs := range byScope {
 		sc, sh := &w.Scopes[i], heads[i]
 		if len(qs) != sh.queues {
-			return nil, fmt.Errorf("record %s: counts %d queues; %d queues are in it", recordName([]string{bucketScopes}, key4(uint32(i))), sh.queues, len(qs))
+			return nil, nil, fmt.Errorf("record %s: counts %d queues; %d queues are in it", recordName([]string{bucketScopes}, key4(uint32(i))), sh.queues, len(qs))
 		}
 		if sh.queuesNil {
 			continue
@@ -145,13 +161,15 @@ func readWorld(tx *bbolt.Tx, decode bool) (*state.World, error) {
 		sc.Queues = make([]state.Queue, len(qs))
 		for j := range qs {
 			sc.Queues[j] = qs[j].q
+			qs[j].job.q = &sc.Queues[j]
+			jobs = append(jobs, qs[j].job)
 		}
 	}
 	// A message bucket without its queue would be lost silently.
 	c = messages.Cursor()
 	for k, _ := c.First(); k != nil; k, _ = c.Next() {
 		if queues.Get(k) == nil {
-			return nil, fmt.Errorf("bucket %s: no such queue", recordName([]string{bucketMessages}, k))
+			return nil, nil, fmt.Errorf("bucket %s: no such queue", recordName([]string{bucketMessages}, k))
 		}
 	}
 
@@ -162,43 +180,52 @@ func readWorld(tx *bbolt.Tx, decode bool) (*state.World, error) {
 	c = tasks.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		if len(k) != 8 || binary.BigEndian.Uint64(k) != uint64(len(w.Tasks)) {
-			return nil, fmt.Errorf("record %s: out of sequence", recordName(path, k))
+			return nil, nil, fmt.Errorf("record %s: out of sequence", recordName(path, k))
 		}
 		var t state.Task
 		if err := decodeRecord(path, k, v, func(d *dec) { t = d.task() }); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		w.Tasks = append(w.Tasks, t)
 	}
 	if len(w.Tasks) != h.tasks {
-		return nil, fmt.Errorf("meta/world counts %d tasks; the tasks bucket has %d", h.tasks, len(w.Tasks))
+		return nil, nil, fmt.Errorf("meta/world counts %d tasks; the tasks bucket has %d", h.tasks, len(w.Tasks))
 	}
-	return w, nil
+	return w, jobs, nil
 }
 
-// readMessages reads the bucket messages/<id>, in Seq order, and checks
-// that it holds the n messages the queue record counts; without decode,
-// it only counts them. This is the loop that counts: it makes one
-// allocation per message (the string its fields share) and one per map
-// or binary attribute value.
-func readMessages(messages *bbolt.Bucket, id []byte, n int, isNil bool, decode bool) ([]state.Message, error) {
-	mb := messages.Bucket(id)
+// checkCounts checks that each queue's bucket holds the messages its
+// record counts, given the counts by bucket: Open's check, without
+// reading the messages through bbolt.
+func checkCounts(jobs []msgJob, counts map[string]int) error {
+	for _, j := range jobs {
+		n, ok := counts[string(j.key)]
+		if !ok {
+			return fmt.Errorf("bucket %s: missing", recordName([]string{bucketMessages}, j.key))
+		}
+		if n != j.n {
+			return fmt.Errorf("queue %s counts %d messages; its bucket messages/%[1]s holds %d", keyString(j.key), j.n, n)
+		}
+	}
+	return nil
+}
+
+// readMessages reads the messages of j, in Seq order. This is the loop
+// that counts: it makes one allocation per message (the string its
+// fields share) and one per map or binary attribute value.
+func readMessages(tx *bbolt.Tx, j msgJob) ([]state.Message, error) {
+	mb := tx.Bucket([]byte(bucketMessages)).Bucket(j.key)
 	if mb == nil {
-		return nil, fmt.Errorf("bucket %s: missing", recordName([]string{bucketMessages}, id))
+		return nil, fmt.Errorf("bucket %s: missing", recordName([]string{bucketMessages}, j.key))
 	}
 	var msgs []state.Message
-	if !isNil && decode {
-		msgs = make([]state.Message, 0, n)
+	if !j.isNil {
+		msgs = make([]state.Message, 0, j.n)
 	}
-	count := 0
 	c := mb.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
-		count++
 		if len(k) != 8 || v == nil {
-			return nil, fmt.Errorf("record %s: not a message", recordName([]string{bucketMessages, string(id)}, k))
-		}
-		if !decode {
-			continue
+			return nil, fmt.Errorf("record %s: not a message", recordName([]string{bucketMessages, string(j.key)}, k))
 		}
 		body, err := openRecord(k, v)
 		if err == nil {
@@ -208,11 +235,11 @@ func readMessages(messages *bbolt.Bucket, id []byte, n int, isNil bool, decode b
 			err = d.done()
 		}
 		if err != nil {
-			return nil, fmt.Errorf("record %s: %w", recordName([]string{bucketMessages, string(id)}, k), err)
+			return nil, fmt.Errorf("record %s: %w", recordName([]string{bucketMessages, string(j.key)}, k), err)
 		}
 	}
-	if count != n {
-		return nil, fmt.Errorf("queue %s counts %d messages; its bucket messages/%[1]s holds %d", keyString(id), n, count)
+	if len(msgs) != j.n {
+		return nil, fmt.Errorf("queue %s counts %d messages; its bucket messages/%[1]s holds %d", keyString(j.key), j.n, len(msgs))
 	}
 	return msgs, nil
 }

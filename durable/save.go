@@ -30,7 +30,11 @@ func (s *Store) Save(w *state.World) error {
 	if s.db == nil {
 		return ErrClosed
 	}
+	if err := s.mapAhead(s.fileSize() + estimate(w)); err != nil {
+		return fmt.Errorf("durable: save to %s: %w", s.path, err)
+	}
 	err := s.update(func(tx *bbolt.Tx) error { return writeWorld(tx, w, s.opts.version) })
+	s.mapped = max(s.mapped, s.fileSize())
 	if err != nil {
 		return fmt.Errorf("durable: save to %s: %w", s.path, err)
 	}
@@ -149,4 +153,53 @@ func (a *arena) key8(v uint64) []byte {
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], v)
 	return a.copy(b[:], 0)
+}
+
+// mapAhead makes bbolt map at least size bytes of the file. bbolt grows
+// its mapping as a commit allocates pages, and each time it copies every
+// key and value of the transaction out of the old mapping: 13 times for
+// a Save of 150 MB into an empty file, which made Save 2.5 times slower.
+// bbolt cannot grow a mapping on demand, so mapAhead reopens the file
+// with a larger one (address space, not memory). The directory lock
+// stays held throughout.
+func (s *Store) mapAhead(size int64) error {
+	if size <= s.mapped || size < remapMin {
+		return nil
+	}
+	if err := s.db.Close(); err != nil {
+		return err
+	}
+	// Twice as much, so that the next Saves of a store that grows by
+	// less than this one do not reopen it again.
+	size *= 2
+	db, err := openBolt(s.path, size)
+	if err != nil {
+		s.db = nil
+		return fmt.Errorf("reopen: %w; the store is closed", err)
+	}
+	s.db, s.mapped = db, size
+	return nil
+}
+
+// estimate is about the bytes a Save of w adds to the file: its records
+// and a third more for the pages' headers and free ends.
+func estimate(w *state.World) int64 {
+	var n int64
+	for i := range w.Scopes {
+		for j := range w.Scopes[i].Queues {
+			q := &w.Scopes[i].Queues[j]
+			n += 4096
+			for k := range q.Messages {
+				m := &q.Messages[k]
+				n += int64(100 + len(m.ID) + len(m.Body) + len(m.GroupID) + len(m.DedupID) + len(m.DeadLetterSource))
+				for name, a := range m.Attributes {
+					n += int64(8 + len(name) + len(a.DataType) + len(a.StringValue) + len(a.BinaryValue))
+				}
+				for name, a := range m.SystemAttributes {
+					n += int64(8 + len(name) + len(a.DataType) + len(a.StringValue) + len(a.BinaryValue))
+				}
+			}
+		}
+	}
+	return n + n/3
 }

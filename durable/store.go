@@ -31,6 +31,11 @@ const (
 	compactTxSize = 64 << 20
 	// compactAtOpenMin is how many bytes Open must win before it compacts.
 	compactAtOpenMin = 1 << 20
+	// remapMin is the smallest mapping Save grows before it writes.
+	remapMin = 4 << 20
+	// maxMapSize bounds what Save asks bbolt to map ahead (1 TiB: address
+	// space, not memory).
+	maxMapSize = 1 << 40
 )
 
 // Bucket and key names. The package doc describes the layout.
@@ -116,6 +121,7 @@ type Store struct {
 	opts      options
 	lock      *dirLock
 	db        *bbolt.DB // nil once closed
+	mapped    int64     // bytes of the file bbolt maps, at least
 	recovered string
 }
 
@@ -128,8 +134,8 @@ type Store struct {
 // reads every page and every record of it, so a damaged file is reported
 // here, never by a crash or a hang, and a Store that opened loads.
 //
-// When more than half of the file is free space (bbolt never shrinks its
-// file), Open compacts it, as [Store.Compact] does.
+// When more than two thirds of the file are free space (bbolt never
+// shrinks its file), Open compacts it, as [Store.Compact] does.
 func Open(dir string, opts ...Option) (*Store, error) {
 	s := &Store{dir: dir, path: filepath.Join(dir, FileName)}
 	for _, o := range opts {
@@ -187,7 +193,11 @@ func (s *Store) open() error {
 	if err != nil {
 		return err
 	}
-	if live := int64(rep.pages-rep.free) * int64(rep.pageSize); rep.size-live >= compactAtOpenMin && live < rep.size/2 {
+	// A Save writes the new state beside the old, whose pages are free
+	// only after the commit: half free is the steady state of a store
+	// saved again and again, and compacting it would only make the next
+	// Save grow the file again. Two thirds free is a store that shrank.
+	if live := int64(rep.pages-rep.free) * int64(rep.pageSize); rep.size-live >= compactAtOpenMin && live < rep.size/3 {
 		if err := s.compact(); err != nil {
 			if s.db != nil {
 				_ = s.db.Close()
@@ -234,7 +244,7 @@ func (s *Store) openChecked() (fileReport, error) {
 			"opened the commit the other names, which is the one before the last if the bad page was the last", s.path)
 	}
 
-	db, err := openBolt(s.path)
+	db, err := openBolt(s.path, 0)
 	if errors.Is(err, bberrors.ErrTimeout) {
 		return rep, s.inUse(0)
 	}
@@ -259,11 +269,14 @@ func (s *Store) openChecked() (fileReport, error) {
 	} else {
 		// Every record has its checksum; what is left is a record or a
 		// bucket that is missing altogether (a page's element count
-		// flipped, say). readWorld counts the messages without decoding
-		// them.
+		// flipped, say). readWorld reads all but the messages, which
+		// checkFile counted.
 		err = guard(func() error {
 			return db.View(func(tx *bbolt.Tx) error {
-				_, err := readWorld(tx, false)
+				_, jobs, err := readWorld(tx)
+				if err == nil {
+					err = checkCounts(jobs, rep.messages)
+				}
 				return err
 			})
 		})
@@ -272,7 +285,7 @@ func (s *Store) openChecked() (fileReport, error) {
 			return rep, damage(err.Error())
 		}
 	}
-	s.db = db
+	s.db, s.mapped = db, rep.size
 	return rep, nil
 }
 
@@ -326,13 +339,22 @@ func (s *Store) Close() error {
 	return err
 }
 
-func openBolt(path string) (db *bbolt.DB, err error) {
+// openBolt opens path with bbolt, mapping at least mapSize bytes.
+func openBolt(path string, mapSize int64) (db *bbolt.DB, err error) {
 	err = guard(func() error {
 		var err error
-		db, err = bbolt.Open(path, 0o600, &bbolt.Options{Timeout: lockTimeout})
+		db, err = bbolt.Open(path, 0o600, boltOptions(mapSize))
 		return err
 	})
 	return db, err
+}
+
+func boltOptions(mapSize int64) *bbolt.Options {
+	return &bbolt.Options{
+		Timeout:         lockTimeout,
+		InitialMmapSize: int(min(mapSize, maxMapSize)),
+		MmapFlags:       mmapFlags,
+	}
 }
 
 // guard runs fn, turning a panic, or a memory fault in bbolt's mapping of

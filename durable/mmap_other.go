@@ -1,0 +1,5 @@
+//go:build !linux
+
+package durable
+
+const mmapFlags = 0
