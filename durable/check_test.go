@@ -193,7 +193,7 @@ func TestDamagedRandom(t *testing.T) {
 		n = 60
 	}
 	damaged := 0
-	for i := range n {
+	for range n {
 		b := bytes.Clone(good)
 		flips := 1 + rng.IntN(8)
 		for range flips {
@@ -202,7 +202,6 @@ func TestDamagedRandom(t *testing.T) {
 		if err := openDamaged(t, b, damageWorld()); err != nil {
 			damaged++
 		}
-		_ = i
 	}
 	t.Logf("%d of %d damaged files reported, the rest loaded whole (damage in free or unused bytes)", damaged, n)
 }

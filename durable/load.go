@@ -99,8 +99,10 @@ func readWorld(tx *bbolt.Tx) (*state.World, []msgJob, error) {
 	}
 	scopes, queues, messages, tasks := b[0], b[1], b[2], b[3]
 
+	// Counts size slices only up to a bound: they are checked against
+	// the records, not trusted.
 	if !h.scopesNil {
-		w.Scopes = make([]state.Scope, 0, h.scopes)
+		w.Scopes = make([]state.Scope, 0, min(h.scopes, 1<<16))
 	}
 	type scopeHead struct {
 		queues    int
@@ -174,7 +176,7 @@ func readWorld(tx *bbolt.Tx) (*state.World, []msgJob, error) {
 	}
 
 	if !h.tasksNil {
-		w.Tasks = make([]state.Task, 0, h.tasks)
+		w.Tasks = make([]state.Task, 0, min(h.tasks, 1<<16))
 	}
 	path = []string{bucketTasks}
 	c = tasks.Cursor()
@@ -220,7 +222,7 @@ func readMessages(tx *bbolt.Tx, j msgJob) ([]state.Message, error) {
 	}
 	var msgs []state.Message
 	if !j.isNil {
-		msgs = make([]state.Message, 0, j.n)
+		msgs = make([]state.Message, 0, j.n) // Open checked j.n against the records
 	}
 	c := mb.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
