@@ -51,8 +51,9 @@
 //	          "world"   Now, NextQueueID, NextTaskSeq, how many scopes and tasks
 //	scopes    index     Account, Region, ReceiptKey, Deleted, how many queues
 //	queues    queue ID  scope index, place in the scope, Name, FIFO, Attributes, Tags,
-//	                    Created, Modified, Purged, Seq, FIFOSeq, how many messages,
-//	                    DedupByID, DedupByPair, Attempts, DeadLetterSources, Counters
+//	                    Created, Modified, Purged, WasPurged, Seq, FIFOSeq, how many
+//	                    messages, Free, DedupByID, DedupByPair, Attempts,
+//	                    DeadLetterSources, Counters
 //	messages  queue ID  a bucket per queue, keyed by Seq:
 //	                    ID, Body, SentAt, Attributes, SystemAttributes, GroupID,
 //	                    DedupID, SequenceNumber, DeadLetterSource, Slot, State,

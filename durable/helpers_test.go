@@ -132,7 +132,7 @@ func richWorld() *state.World {
 		Attributes: map[string]string{"VisibilityTimeout": "30", "RedrivePolicy": `{"deadLetterTargetArn":"arn:aws:sqs:us-east-1:000000000000:dlq","maxReceiveCount":3}`},
 		Tags:       map[string]string{"team": "payments", "": "empty key"},
 		Created:    1_700_000_000_000_000_000, Modified: 1_700_000_001_000_000_000, Purged: 1_700_000_002_000_000_000,
-		Seq: 1 << 40, FIFOSeq: 0,
+		Seq: 1 << 40, FIFOSeq: 0, Free: []uint32{5, 3, math.MaxUint32},
 		Messages: []state.Message{
 			{
 				ID: "0b2a1c4e-0000-4000-8000-000000000001", Body: "hello", SentAt: 1_700_000_000_123,
@@ -152,7 +152,7 @@ func richWorld() *state.World {
 		ID: 8, Name: "orders.fifo", FIFO: true,
 		Attributes: map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "false"},
 		Tags:       map[string]string{},
-		Seq:        3, FIFOSeq: math.MaxUint64,
+		Seq:        3, FIFOSeq: math.MaxUint64, WasPurged: true, Free: []uint32{},
 		Messages: []state.Message{
 			{ID: "f1", Body: "a", GroupID: "g1", DedupID: "d1", SequenceNumber: math.MaxUint64, Seq: 2, State: state.Available, FirstReceiveAt: 1_700_000_000_000},
 			{ID: "f2", Body: "b", GroupID: "g\x00two", DedupID: "", SequenceNumber: 1, Seq: 3, State: state.Inflight},

@@ -92,9 +92,14 @@ func (e *enc) queue(scope, order int, q *state.Queue) {
 	e.varint(q.Created)
 	e.varint(q.Modified)
 	e.varint(q.Purged)
+	e.bool(q.WasPurged)
 	e.uvarint(q.Seq)
 	e.uvarint(q.FIFOSeq)
 	e.length(len(q.Messages), q.Messages == nil)
+	e.length(len(q.Free), q.Free == nil)
+	for _, slot := range q.Free {
+		e.uvarint(uint64(slot))
+	}
 	e.dedups(q.DedupByID)
 	e.dedups(q.DedupByPair)
 	e.length(len(q.Attempts), q.Attempts == nil)
@@ -137,9 +142,16 @@ func (d *dec) queue(id uint64) queueHead {
 	q.Created = d.varint()
 	q.Modified = d.varint()
 	q.Purged = d.varint()
+	q.WasPurged = d.bool()
 	q.Seq = d.uvarint()
 	q.FIFOSeq = d.uvarint()
 	h.messages, h.messagesNil = d.counted()
+	if n, isNil := d.length(); !isNil {
+		q.Free = make([]uint32, n)
+		for i := range q.Free {
+			q.Free[i] = d.uint32()
+		}
+	}
 	q.DedupByID = d.dedups()
 	q.DedupByPair = d.dedups()
 	if n, isNil := d.length(); !isNil {
