@@ -71,7 +71,10 @@ func readConfig(path string) (config, error) {
 // matters. (A RedriveAllowPolicy is set at creation: it names its sources
 // by ARN, which need not exist, and no redrive policy is checked against
 // it before every queue exists.)
-func createQueues(ctx context.Context, b *sqsq.Broker, cfg config, path string) (int, error) {
+//
+// With keep, a queue that exists already (restored from -data) is left as
+// it is: its attributes may have changed since, and the stored state wins.
+func createQueues(ctx context.Context, b *sqsq.Broker, cfg config, path string, keep bool) (int, error) {
 	if cfg.src == nil {
 		cfg.src = &source{file: path}
 	}
@@ -80,8 +83,16 @@ func createQueues(ctx context.Context, b *sqsq.Broker, cfg config, path string) 
 		return 0, err
 	}
 	created := make(map[queueKey]*sqsq.Queue, len(plans))
+	kept := map[queueKey]bool{}
 	for i, p := range plans {
-		q, err := b.Scope(p.key.account, p.key.region).CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: p.key.name, Attributes: p.attrs, Tags: cfg.Queues[i].Tags})
+		scope := b.Scope(p.key.account, p.key.region)
+		if keep {
+			if q, err := scope.GetQueue(ctx, p.key.name); err == nil {
+				created[p.key], kept[p.key] = q, true
+				continue
+			}
+		}
+		q, err := scope.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: p.key.name, Attributes: p.attrs, Tags: cfg.Queues[i].Tags})
 		if err != nil {
 			return 0, cfg.createError(i, err)
 		}
@@ -94,7 +105,7 @@ func createQueues(ctx context.Context, b *sqsq.Broker, cfg config, path string) 
 			policy := &sqsq.RedrivePolicy{DeadLetterTargetArn: created[dlq].ARN(), MaxReceiveCount: p.maxReceives}
 			attrs = &sqsq.QueueAttributes{RedrivePolicy: sqsq.Some(policy)}
 		}
-		if attrs == nil {
+		if attrs == nil || kept[p.key] {
 			continue
 		}
 		if err := created[p.key].SetAttributes(ctx, *attrs); err != nil {

@@ -50,7 +50,7 @@ func load(t *testing.T, path string) (*sqsq.Broker, error) {
 	if err != nil {
 		return b, err
 	}
-	_, err = createQueues(context.Background(), b, cfg, path)
+	_, err = createQueues(context.Background(), b, cfg, path, false)
 	return b, err
 }
 
@@ -239,7 +239,7 @@ func TestConfigWithoutFile(t *testing.T) {
 	b := sqsq.NewBroker(sqsq.WithClock(clock.NewMock()))
 	defer b.Close()
 	cfg := config{Queues: []queueConfig{{Name: "q", Attributes: map[string]string{"VisibilityTimeout": "-1"}}}}
-	_, err := createQueues(context.Background(), b, cfg, "queues.json")
+	_, err := createQueues(context.Background(), b, cfg, "queues.json", false)
 	want := `queues.json: queue "q": attributes.VisibilityTimeout: "-1" is not a valid value`
 	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("error %v, want %s…", err, want)

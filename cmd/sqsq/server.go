@@ -41,6 +41,8 @@ type options struct {
 	strictNotInflight  switchFlag
 	// Fault injection, the delivery history and the reset (chaos.go).
 	kit faultOptions
+	// Durable mode (data.go).
+	data dataOptions
 	// One-shot modes (health.go, version.go): no server is started.
 	healthcheck bool
 	version     bool
@@ -70,6 +72,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Var(&o.strictNotInflight, "strict-not-inflight", "ChangeMessageVisibility on a standard-queue message whose visibility already ended fails with\n"+
 		"MessageNotInflight (default: it succeeds and changes nothing, as observed on AWS)")
 	o.kit.register(fs)
+	o.data.register(fs)
 	fs.BoolVar(&o.healthcheck, "healthcheck", false, "start no server: ask GET "+healthPath+" of the server at -addr (on loopback if it listens on all\n"+
 		"interfaces) and exit 0 if it answers ok within 3 s, 1 if not; for a container's HEALTHCHECK")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
@@ -156,13 +159,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	b := sqsq.NewBroker(append(append([]sqsq.Option{sqsq.WithClock(clk), sqsq.WithRegion(o.region), sqsq.WithAccountID(o.accountID)},
-		sw.options()...), k.brokerOptions()...)...)
+	b, data, err := openData(o.data, o.region, o.accountID, mock, log, append(append([]sqsq.Option{sqsq.WithClock(clk), sqsq.WithRegion(o.region), sqsq.WithAccountID(o.accountID)},
+		sw.options()...), k.brokerOptions()...))
+	if err != nil {
+		return err
+	}
 	defer b.Close()
+	defer data.close() // after a graceful shutdown saved the state; idempotent
 	k.b = b
 	if o.config != "" {
 		// Before any log line: a bad file is the one line main prints.
-		n, err := createQueues(ctx, b, cfg, o.config)
+		n, err := createQueues(ctx, b, cfg, o.config, data.restored())
 		if err != nil {
 			return err
 		}
@@ -246,7 +253,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
-	return nil
+	// Every request has ended: the state is whole.
+	return data.saveAndClose(b)
 }
 
 // logRequests logs one line per request, with stable keys: method, path,

@@ -89,7 +89,7 @@ func TestSwitchConfig(t *testing.T) {
 	}
 	b := sqsq.NewBroker()
 	defer b.Close()
-	if _, err := createQueues(t.Context(), b, cfg, "readme.json"); err != nil {
+	if _, err := createQueues(t.Context(), b, cfg, "readme.json", false); err != nil {
 		t.Errorf("the README's config example creates no queues: %v", err)
 	}
 	for _, bad := range []string{
