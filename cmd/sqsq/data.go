@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -16,14 +17,17 @@ import (
 
 // dataOptions are the command line of durable mode.
 type dataOptions struct {
-	dir     string // -data DIR; "" keeps everything in memory
-	recover bool   // -data-recover
+	dir     string        // -data DIR; "" keeps everything in memory
+	recover bool          // -data-recover
+	every   time.Duration // -data-every: also save this often (0: at shutdown only)
 }
 
 func (d *dataOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.dir, "data", "", "keep queues and messages in `dir` across restarts (see README.md, \"Durable mode\");\n"+
 		"default: in memory only")
 	fs.BoolVar(&d.recover, "data-recover", false, "with -data: if the data file is damaged, move it aside and start empty instead of refusing to start")
+	fs.DurationVar(&d.every, "data-every", 0, "with -data: also save the whole state this often, so a crash (kill -9, power loss) loses at most\n"+
+		"that much; 0 saves at shutdown only")
 }
 
 // dataStore is an open -data directory and how to put the endpoint's
@@ -96,8 +100,38 @@ func (d *dataStore) save(b *sqsq.Broker) error {
 	if err != nil {
 		return fmt.Errorf("durable mode: saving the state: %w", err)
 	}
-	d.log.Info("durable mode: saved", "queues", countQueues(w), "messages", countMessages(w))
+	d.log.Debug("durable mode: saved", "queues", countQueues(w), "messages", countMessages(w))
 	return nil
+}
+
+// saveEvery saves b every interval in a goroutine, logging a failed save
+// and trying again at the next tick, until the returned function is
+// called; that one waits for a save under way and may be called again.
+func (d *dataStore) saveEvery(b *sqsq.Broker, every time.Duration) (stop func()) {
+	if d == nil || every <= 0 {
+		return func() {}
+	}
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				if err := d.save(b); err != nil {
+					d.log.Error(err.Error())
+				}
+			}
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() { close(quit) })
+		<-done
+	}
 }
 
 func (d *dataStore) close() error {

@@ -3,12 +3,16 @@ package main
 import (
 	"context"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/sqsq/sqsq/durable"
 )
 
 // shutdown stops s gracefully and returns run's error.
@@ -145,5 +149,39 @@ func TestDurableRefusals(t *testing.T) {
 	}
 	if code := start(t, "-data", dir).admin(t, "GET", "/_sqsq/api/queues/q", "", nil); code != http.StatusOK {
 		t.Errorf("the queue after the refusals: %d", code)
+	}
+}
+
+// A damaged data file stops the start with an error naming it and the way
+// out; -data-recover moves it aside and starts empty.
+func TestDurableDamagedFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	s := start(t, "-data", dir)
+	if _, err := s.client.CreateQueue(context.Background(), &sqs.CreateQueueInput{QueueName: aws.String("q")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.shutdown(); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, durable.FileName)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, data[:len(data)/2], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-data", dir}, discard{}, discard{})
+	if err == nil || !strings.Contains(err.Error(), file) || !strings.Contains(err.Error(), "-data-recover") {
+		t.Fatalf("a truncated data file: %v; want an error naming %s and -data-recover", err, file)
+	}
+	s = start(t, "-data", dir, "-data-recover")
+	if code := s.admin(t, "GET", "/_sqsq/api/queues/q", "", nil); code != http.StatusNotFound {
+		t.Errorf("after -data-recover the queue of the damaged file answers %d, want 404: an empty start", code)
+	}
+	moved, _ := filepath.Glob(filepath.Join(dir, durable.FileName+".damaged-*"))
+	if len(moved) != 1 {
+		t.Errorf("files moved aside: %v, want one", moved)
 	}
 }

@@ -232,6 +232,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
+	stopSaving := data.saveEvery(b, o.data.every)
+	defer stopSaving()
 	fmt.Fprintf(stdout, "sqsq serving SQS on http://%s (clock=%s; every region and account, by default region=%s, account=%s); Ctrl-C stops it\n",
 		ln.Addr(), o.clock, o.region, o.accountID)
 
@@ -254,6 +256,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	// Every request has ended: the state is whole.
+	stopSaving()
 	return data.saveAndClose(b)
 }
 
