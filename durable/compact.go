@@ -30,7 +30,7 @@ func (s *Store) compact() error {
 	_ = os.Remove(tmp)
 	// No sync per transaction: one Sync at the end covers them all, and
 	// until the rename the copy is nothing but a temporary file.
-	opts := boltOptions(s.fileSize())
+	opts := boltOptions(s.fileSize(), false)
 	opts.NoSync = true
 	dst, err := bbolt.Open(tmp, 0o600, opts)
 	if err != nil {
@@ -74,7 +74,7 @@ func (s *Store) compact() error {
 	} else {
 		syncDir(s.dir)
 	}
-	db, err := openBolt(s.path, 0)
+	db, err := openBolt(s.path, 0, false)
 	if err != nil {
 		return fmt.Errorf("durable: compact %s: reopen: %w; the store is closed", s.path, err)
 	}

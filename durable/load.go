@@ -40,6 +40,17 @@ func (s *Store) Load() (*state.World, error) {
 	if err != nil {
 		return nil, damaged(s.path, err)
 	}
+	// Reading touched every page of the file's mapping, which then counts
+	// in the process's memory as long as it stays mapped: a fresh mapping
+	// gives them back (the kernel keeps them cached all the same).
+	if err := s.db.Close(); err != nil {
+		s.db = nil
+		return nil, fmt.Errorf("durable: %s: %w", s.path, err)
+	}
+	if s.db, err = openBolt(s.path, s.mapped, false); err != nil {
+		s.db = nil
+		return nil, fmt.Errorf("durable: reopen %s: %w; the store is closed", s.path, err)
+	}
 	return w, nil
 }
 

@@ -172,7 +172,7 @@ func (s *Store) mapAhead(size int64) error {
 	// Twice as much, so that the next Saves of a store that grows by
 	// less than this one do not reopen it again.
 	size *= 2
-	db, err := openBolt(s.path, size)
+	db, err := openBolt(s.path, size, false)
 	if err != nil {
 		s.db = nil
 		return fmt.Errorf("reopen: %w; the store is closed", err)

@@ -244,7 +244,7 @@ func (s *Store) openChecked() (fileReport, error) {
 			"opened the commit the other names, which is the one before the last if the bad page was the last", s.path)
 	}
 
-	db, err := openBolt(s.path, 0)
+	db, err := openBolt(s.path, 0, true)
 	if errors.Is(err, bberrors.ErrTimeout) {
 		return rep, s.inUse(0)
 	}
@@ -340,21 +340,24 @@ func (s *Store) Close() error {
 }
 
 // openBolt opens path with bbolt, mapping at least mapSize bytes.
-func openBolt(path string, mapSize int64) (db *bbolt.DB, err error) {
+func openBolt(path string, mapSize int64, populate bool) (db *bbolt.DB, err error) {
 	err = guard(func() error {
 		var err error
-		db, err = bbolt.Open(path, 0o600, boltOptions(mapSize))
+		db, err = bbolt.Open(path, 0o600, boltOptions(mapSize, populate))
 		return err
 	})
 	return db, err
 }
 
-func boltOptions(mapSize int64) *bbolt.Options {
-	return &bbolt.Options{
-		Timeout:         lockTimeout,
-		InitialMmapSize: int(min(mapSize, maxMapSize)),
-		MmapFlags:       mmapFlags,
+// populate reads the whole file into the mapping at once, for a Load;
+// after it, pages are read as bbolt needs them, so that the file does not
+// stay resident in the process's memory.
+func boltOptions(mapSize int64, populate bool) *bbolt.Options {
+	o := &bbolt.Options{Timeout: lockTimeout, InitialMmapSize: int(min(mapSize, maxMapSize))}
+	if populate {
+		o.MmapFlags = mmapFlags
 	}
+	return o
 }
 
 // guard runs fn, turning a panic, or a memory fault in bbolt's mapping of

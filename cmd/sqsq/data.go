@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -84,6 +85,10 @@ func openData(d dataOptions, region, account string, mock *clock.Mock, log *slog
 		return nil, nil, fmt.Errorf("-data %s: %w", d.dir, err)
 	}
 	log.Info("durable mode: restored", "data", d.dir, "queues", countQueues(w), "messages", countMessages(w))
+	// The loaded copy of the state is garbage now, and as large as the
+	// state: give it back before serving, not at the next forced GC.
+	w = nil
+	debug.FreeOSMemory()
 	return b, &dataStore{s: s, log: log, fromState: true}, nil
 }
 
