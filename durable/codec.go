@@ -1,6 +1,7 @@
 package durable
 
 import (
+	"maps"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
@@ -100,17 +101,8 @@ func (e *enc) intMap(m map[string]int64) {
 	}
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	if len(m) == 0 {
-		return nil
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
+// sortedKeys returns m's keys in order, nil for an empty m.
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // dec reads values from a record. The record is one string, so strings
 // read from it share its memory: decoding a message costs one copy of its
