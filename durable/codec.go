@@ -1,10 +1,10 @@
 package durable
 
 import (
-	"maps"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
