@@ -147,7 +147,7 @@ func TestSuiteAcrossRestarts(t *testing.T) {
 		return suite.Harness{
 			API: sqs.New(sqs.Options{Region: "us-east-1", BaseEndpoint: aws.String(srv.URL),
 				Credentials: aws.AnonymousCredentials{}, HTTPClient: srv.Client()}),
-			Clock: suite.MockClock(clk),
+			Clock:            suite.MockClock(clk),
 			WaitForReceivers: r.waitForReceivers,
 			Peek: func(ctx context.Context, url string, in sqsq.PeekInput) (sqsq.PeekOutput, error) {
 				return suite.PeekFunc(r.broker())(ctx, url, in)
