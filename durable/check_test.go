@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sqsq/sqsq/internal/state"
+	"github.com/sqsq/sqsq/internal/testsize"
 )
 
 // damageWorld is richWorld with one more queue, big enough for branch
@@ -188,10 +189,7 @@ func TestDamagedRandom(t *testing.T) {
 	t.Parallel()
 	_, good := compactFile(t, damageWorld())
 	rng := rand.New(rand.NewPCG(1, 2))
-	n := 300
-	if testing.Short() {
-		n = 60
-	}
+	n := testsize.Scale(60, 300)
 	damaged := 0
 	for range n {
 		b := bytes.Clone(good)
@@ -216,7 +214,7 @@ func FuzzOpenDamaged(f *testing.F) {
 	}
 	ps := rep.pageSize
 	offsets := []int{0, 8, 10, 12, 16, 20, 24, 32, 40, 72, ps / 2, ps - 1}
-	if testing.Short() {
+	if !testsize.Long() {
 		offsets = []int{0, 10, 16, ps / 2}
 	}
 	for page := range len(good) / ps {

@@ -1,6 +1,7 @@
 package durable
 
 import (
+	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sqsq/sqsq/internal/state"
+	"github.com/sqsq/sqsq/internal/testsize"
 )
 
 // childEnv names the role of the test binary started again as a child
@@ -19,6 +21,10 @@ func TestMain(m *testing.M) {
 	if role := os.Getenv(childEnv); role != "" {
 		os.Exit(runChild(role))
 	}
+	// The quick suite draws fewer Worlds and damages fewer files; the long
+	// one (SQSQ_LONG=1) all of them.
+	flag.Parse()
+	testsize.QuickFlag("rapid.checks", "20", "")
 	os.Exit(m.Run())
 }
 
