@@ -61,8 +61,11 @@ type kit struct {
 }
 
 // newKit reads -faults and makes the engine and the recorder; the broker
-// is made with kit.brokerOptions and set afterwards.
-func newKit(o faultOptions, log *slog.Logger) (*kit, error) {
+// is made with kit.brokerOptions and set afterwards. pinIDs is false in
+// durable mode, where a seeded id sequence starting again at each restart
+// would give new messages the ids of stored ones: the seed then fixes the
+// faults only.
+func newKit(o faultOptions, log *slog.Logger, pinIDs bool) (*kit, error) {
 	cfg := chaos.Config{}
 	if o.faults != "" {
 		var err error
@@ -81,7 +84,7 @@ func newKit(o faultOptions, log *slog.Logger) (*kit, error) {
 	if o.history {
 		k.rec = history.New(history.WithMaxMessages(o.historyMessages))
 	}
-	if o.seedSet || cfg.Seed != 0 {
+	if pinIDs && (o.seedSet || cfg.Seed != 0) {
 		k.ids = &seededIDs{seed: cfg.Seed}
 	}
 	if n := len(cfg.Rules); n > 0 {

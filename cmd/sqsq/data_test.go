@@ -185,3 +185,30 @@ func TestDurableDamagedFile(t *testing.T) {
 		t.Errorf("files moved aside: %v, want one", moved)
 	}
 }
+
+// With -data a seed fixes the faults but not the message ids: a restarted
+// id sequence would give new messages the ids of stored ones.
+func TestDurableSeedKeepsIDsUnique(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ctx := context.Background()
+	ids := map[string]bool{}
+	for range 2 {
+		s := start(t, "-data", dir, "-seed", "1")
+		q, err := s.client.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("orders")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sent, err := s.client.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: q.QueueUrl, MessageBody: aws.String("m")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ids[*sent.MessageId] {
+			t.Fatalf("message id %s given twice across a restart", *sent.MessageId)
+		}
+		ids[*sent.MessageId] = true
+		if err := s.shutdown(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

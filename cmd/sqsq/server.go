@@ -155,7 +155,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	sw := resolveSwitches(o, cfg)
-	k, err := newKit(o.kit, log)
+	k, err := newKit(o.kit, log, o.data.dir == "")
 	if err != nil {
 		return err
 	}
