@@ -25,8 +25,10 @@ const formatVersion = state.Version
 const (
 	// lockTimeout bounds the wait for bbolt's lock on sqsq.db. The
 	// directory lock is taken first and fails at once, so bbolt waits only
-	// when something that is not sqsq (the bbolt tool, say) has the file.
-	lockTimeout = 100 * time.Millisecond
+	// when something that is not sqsq (the bbolt tool, say) has the file,
+	// or for a moment after a Close under load: 100 ms once proved too
+	// short on a loaded machine (a reopen refused as "in use").
+	lockTimeout = 2 * time.Second
 	// compactTxSize is how many bytes Compact copies per transaction.
 	compactTxSize = 64 << 20
 	// compactAtOpenMin is how many bytes Open must win before it compacts.
