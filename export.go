@@ -237,6 +237,36 @@ func presize(queues []*Queue) map[*Queue][]state.Message {
 // exportState copies the queue, brought up to date by the caller, with
 // its messages in buf when it is large enough. Caller holds q.mu.
 func (q *Queue) exportState(buf []state.Message) (state.Queue, error) {
+	sq := q.exportHeader()
+	stored := q.nAvail + q.nInflight + q.nDelayed
+	if cap(buf) < stored {
+		buf = make([]state.Message, 0, stored)
+	}
+	if stored > 0 { // else nil, however presize guessed
+		sq.Messages = buf[:stored]
+	}
+	k := 0
+	for _, m := range q.bySeq.all() {
+		if m.state == stateGone {
+			continue
+		}
+		if k == stored {
+			return state.Queue{}, fmt.Errorf("sqsq: export: queue %s: more messages indexed than the %d counted", q.arn, stored)
+		}
+		if err := m.exportTo(&sq.Messages[k]); err != nil { // in place: a message is 184 bytes
+			return state.Queue{}, fmt.Errorf("sqsq: export: queue %s: message %s (seq %d): %w", q.arn, m.id, m.seq, err)
+		}
+		k++
+	}
+	if k != stored {
+		return state.Queue{}, fmt.Errorf("sqsq: export: queue %s: %d messages indexed, %d counted", q.arn, k, stored)
+	}
+	return sq, nil
+}
+
+// exportHeader copies the queue without its messages: what a journal's
+// QueuePut holds. Caller holds q.mu.
+func (q *Queue) exportHeader() state.Queue {
 	attrs := q.settings.strings(q.fifo)
 	// GetQueueAttributes omits the KMS reuse period while no key is set,
 	// but the queue keeps it, and reports it again once a key is.
@@ -264,29 +294,6 @@ func (q *Queue) exportState(buf []state.Message) (state.Queue, error) {
 	if !q.purged.IsZero() {
 		sq.Purged, sq.WasPurged = q.purged.UnixNano(), true
 	}
-	stored := q.nAvail + q.nInflight + q.nDelayed
-	if cap(buf) < stored {
-		buf = make([]state.Message, 0, stored)
-	}
-	if stored > 0 { // else nil, however presize guessed
-		sq.Messages = buf[:stored]
-	}
-	k := 0
-	for _, m := range q.bySeq.all() {
-		if m.state == stateGone {
-			continue
-		}
-		if k == stored {
-			return state.Queue{}, fmt.Errorf("sqsq: export: queue %s: more messages indexed than the %d counted", q.arn, stored)
-		}
-		if err := m.exportTo(&sq.Messages[k]); err != nil { // in place: a message is 184 bytes
-			return state.Queue{}, fmt.Errorf("sqsq: export: queue %s: message %s (seq %d): %w", q.arn, m.id, m.seq, err)
-		}
-		k++
-	}
-	if k != stored {
-		return state.Queue{}, fmt.Errorf("sqsq: export: queue %s: %d messages indexed, %d counted", q.arn, k, stored)
-	}
 	if q.fifo {
 		sq.FIFOSeq = q.f.seqNum
 		sq.DedupByID = exportDedup(&q.f.dedup.byID)
@@ -304,7 +311,7 @@ func (q *Queue) exportState(buf []state.Message) (state.Queue, error) {
 			sq.Attempts = append(sq.Attempts, sa)
 		}
 	}
-	return sq, nil
+	return sq
 }
 
 func exportDedup(x *expiringMap[dedupEntry]) []state.Dedup {
