@@ -267,10 +267,22 @@ func (q *Queue) exportState(buf []state.Message) (state.Queue, error) {
 // exportHeader copies the queue without its messages: what a journal's
 // QueuePut holds. Caller holds q.mu.
 func (q *Queue) exportHeader() state.Queue {
+	return q.header(q.exportAttributes(), exportCounters(&q.counters))
+}
+
+// exportAttributes returns the queue's settable attributes in wire form.
+// Caller holds q.mu.
+func (q *Queue) exportAttributes() map[string]string {
 	attrs := q.settings.strings(q.fifo)
 	// GetQueueAttributes omits the KMS reuse period while no key is set,
 	// but the queue keeps it, and reports it again once a key is.
 	attrs[AttrKmsDataKeyReusePeriodSeconds] = secs(q.settings.kmsReuse)
+	return attrs
+}
+
+// header is exportHeader with the attributes and counters given, so that
+// the journal can pass the maps it keeps. Caller holds q.mu.
+func (q *Queue) header(attrs map[string]string, counters map[string]int64) state.Queue {
 	sq := state.Queue{
 		ID:                q.id,
 		Name:              q.name,
@@ -280,7 +292,7 @@ func (q *Queue) exportHeader() state.Queue {
 		Modified:          q.modified.UnixNano(),
 		Seq:               q.seq,
 		DeadLetterSources: slices.Clone(q.deadLetterSources()),
-		Counters:          exportCounters(&q.counters),
+		Counters:          counters,
 	}
 	if len(q.tags) > 0 {
 		sq.Tags = make(map[string]string, len(q.tags))

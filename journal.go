@@ -94,6 +94,21 @@ func (l *queueMutex) Unlock() {
 	l.Mutex.Unlock()
 }
 
+// journalHeader is exportHeader for the journal: the attributes and
+// counters maps are rebuilt only when the settings or counters changed
+// (both are comparable), and shared otherwise with the records already
+// written, which is why a journal must not modify a record. DeepEqual
+// then finds identical maps equal at once. Caller holds q.mu.
+func (q *Queue) journalHeader() state.Queue {
+	if q.jattrs == nil || q.settings != q.jsettings {
+		q.jattrs, q.jsettings = q.exportAttributes(), q.settings
+	}
+	if q.jcounters == nil || q.counters != q.jcountersOf {
+		q.jcounters, q.jcountersOf = exportCounters(&q.counters), q.counters
+	}
+	return q.header(q.jattrs, q.jcounters)
+}
+
 // touch notes that m changed. Caller holds q.mu.
 func (q *Queue) touch(m *message) {
 	if q.jr != nil {
@@ -113,12 +128,12 @@ func (q *Queue) flushJournal() {
 		q.jdirty = q.jdirty[:0]
 		return
 	}
-	if h := q.exportHeader(); !q.jsent || !reflect.DeepEqual(h, q.jlast) {
+	if h := q.journalHeader(); !q.jsent || !reflect.DeepEqual(h, q.jlast) {
 		if !q.jsent { // a new queue: its id moved the world's counter
 			j.header(q.b.w, q.b.clock.Now().UnixNano(), 0)
 		}
 		q.jsent, q.jlast = true, h
-		c := q.exportHeader() // the journal's to keep: q.jlast shares no map with it
+		c := h
 		j.emit(state.Change{Kind: state.QueuePut, Account: q.b.cfg.accountID, Region: q.b.cfg.region, QueueID: q.id, Queue: &c})
 	}
 	if len(q.jdirty) == 0 {

@@ -78,6 +78,11 @@ type Queue struct {
 	jsent    bool
 	jdeleted bool
 	jlast    state.Queue
+	// the maps of jlast, and what they were made from
+	jattrs      map[string]string
+	jsettings   queueSettings
+	jcounters   map[string]int64
+	jcountersOf Counters
 }
 
 // notReceived marks a message never received (a mock clock starts at 0).

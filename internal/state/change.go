@@ -13,7 +13,8 @@ import (
 // it to make an acknowledged call durable without a public API for it.
 //
 // f must not block for long and must not call the broker: it runs under
-// queue and scope locks. It must copy nothing: each Change is f's to keep.
+// queue and scope locks. Each Change is f's to keep, but read-only: a
+// record may share its maps with the records before it.
 var Journal func(f func(Change)) any
 
 // Kind says which member of a [Change] is set.
