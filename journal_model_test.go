@@ -6,11 +6,15 @@ package sqsq_test
 // to the state exported then, must give the state exported now.
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
+
+	"github.com/benbjohnson/clock"
 
 	"github.com/sqsq/sqsq"
 	"github.com/sqsq/sqsq/internal/state"
@@ -137,5 +141,63 @@ func journalActions(s *restartMachine) map[string]func(*rapid.T) {
 			}
 			s.both(t, "Reset", func(e *endpoint) string { return errText(e.b.Reset(s.ctx)) })
 		},
+	}
+}
+
+// TestJournalConcurrent checks the journal's order under concurrent
+// calls: records of one queue are written under its lock, so whatever the
+// interleaving, the records applied to the first export give the last.
+func TestJournalConcurrent(t *testing.T) {
+	t.Parallel()
+	c := &collector{}
+	clk := clock.NewMock()
+	b := sqsq.NewBroker(sqsq.WithClock(clk), c.option())
+	defer b.Close()
+	ctx := context.Background()
+	dlq, err := b.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: "dlq"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := exportOf(t, b)
+	c.take() // the export's own records are in first
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			q, err := b.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: fmt.Sprint("q", g%2), Attributes: sqsq.QueueAttributes{
+				RedrivePolicy: sqsq.Some(&sqsq.RedrivePolicy{DeadLetterTargetArn: dlq.ARN(), MaxReceiveCount: 2}),
+			}})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for i := range 200 {
+				if _, err := q.Send(ctx, sqsq.SendInput{MessageBody: fmt.Sprint(g, i)}); err != nil {
+					t.Error(err)
+					return
+				}
+				msgs, err := q.Receive(ctx, sqsq.ReceiveInput{MaxNumberOfMessages: 3, VisibilityTimeout: sqsq.Some(time.Duration(i%2) * time.Second)})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if len(msgs) > 0 && i%3 == 0 {
+					_ = q.Delete(ctx, msgs[0].ReceiptHandle)
+				}
+				if g == 0 && i%50 == 0 {
+					clk.Add(time.Second)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	got := exportOf(t, b)
+	if err := state.Apply(first, c.take()); err != nil {
+		t.Fatal(err)
+	}
+	first.Now = got.Now
+	if d := worldDiff(got, first); d != "" {
+		t.Fatalf("Apply(first, journal) differs from the export: %s", d)
 	}
 }
