@@ -6,11 +6,11 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	idgen "github.com/sqsq/sqsq/internal/ids"
 	"github.com/sqsq/sqsq/internal/receipt"
+	"github.com/sqsq/sqsq/internal/state"
 
 	"github.com/benbjohnson/clock"
 )
@@ -38,11 +38,15 @@ type Broker struct {
 	runningTasks *atomic.Int32
 	taskDue      *atomic.Int64
 
-	mu         sync.Mutex // guards the fields below
+	mu         scopeMutex // guards the fields below; Unlock journals (journal.go)
 	queues     map[string]*Queue
 	queuesPeak mapPeak               // see shrinkMap
 	deleted    expiringMap[struct{}] // names deleted within the recreate delay (recreate.go)
 	released   bool                  // by Release: the namespace has another broker now
+
+	// The scope as the journal last wrote it (journal.go).
+	jsent bool
+	jlast state.Scope
 }
 
 // NewBroker returns an empty broker configured by opts.
@@ -71,11 +75,16 @@ func NewBroker(opts ...Option) *Broker {
 		receipts: key,
 		queues:   map[string]*Queue{},
 	}
+	b.mu.b = b
 	b.w = cfg.world
 	if b.w == nil { // a new endpoint, of which b is the first scope
 		b.w = newWorld(opts)
 		b.w.root = b
 		b.w.members[scopeKey{cfg.accountID, cfg.region}] = b
+		if cfg.journal != nil {
+			b.w.jr = &journal{f: cfg.journal}
+			b.flushJournal()
+		}
 	}
 	b.done, b.runningTasks, b.taskDue = b.w.done, &b.w.runningTasks, &b.w.taskDue
 	return b
@@ -185,6 +194,10 @@ func (b *Broker) CreateQueue(ctx context.Context, in CreateQueueInput) (*Queue, 
 	q.syncRedriveTarget()
 	for k, v := range in.Tags {
 		q.tags[k] = v
+	}
+	if q.jr != nil { // journal the new queue before anyone can change it
+		q.mu.Lock()
+		q.mu.Unlock()
 	}
 	b.queues[in.QueueName] = q
 	b.queuesPeak.grew(len(b.queues))

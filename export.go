@@ -237,33 +237,7 @@ func presize(queues []*Queue) map[*Queue][]state.Message {
 // exportState copies the queue, brought up to date by the caller, with
 // its messages in buf when it is large enough. Caller holds q.mu.
 func (q *Queue) exportState(buf []state.Message) (state.Queue, error) {
-	attrs := q.settings.strings(q.fifo)
-	// GetQueueAttributes omits the KMS reuse period while no key is set,
-	// but the queue keeps it, and reports it again once a key is.
-	attrs[AttrKmsDataKeyReusePeriodSeconds] = secs(q.settings.kmsReuse)
-	sq := state.Queue{
-		ID:                q.id,
-		Name:              q.name,
-		FIFO:              q.fifo,
-		Attributes:        attrs,
-		Created:           q.created.UnixNano(),
-		Modified:          q.modified.UnixNano(),
-		Seq:               q.seq,
-		DeadLetterSources: slices.Clone(q.deadLetterSources()),
-		Counters:          exportCounters(&q.counters),
-	}
-	if len(q.tags) > 0 {
-		sq.Tags = make(map[string]string, len(q.tags))
-		for k, v := range q.tags {
-			sq.Tags[k] = v
-		}
-	}
-	if len(q.free) > 0 {
-		sq.Free = slices.Clone(q.free)
-	}
-	if !q.purged.IsZero() {
-		sq.Purged, sq.WasPurged = q.purged.UnixNano(), true
-	}
+	sq := q.exportHeader()
 	stored := q.nAvail + q.nInflight + q.nDelayed
 	if cap(buf) < stored {
 		buf = make([]state.Message, 0, stored)
@@ -287,6 +261,51 @@ func (q *Queue) exportState(buf []state.Message) (state.Queue, error) {
 	if k != stored {
 		return state.Queue{}, fmt.Errorf("sqsq: export: queue %s: %d messages indexed, %d counted", q.arn, k, stored)
 	}
+	return sq, nil
+}
+
+// exportHeader copies the queue without its messages: what a journal's
+// QueuePut holds. Caller holds q.mu.
+func (q *Queue) exportHeader() state.Queue {
+	return q.header(q.exportAttributes(), exportCounters(&q.counters))
+}
+
+// exportAttributes returns the queue's settable attributes in wire form.
+// Caller holds q.mu.
+func (q *Queue) exportAttributes() map[string]string {
+	attrs := q.settings.strings(q.fifo)
+	// GetQueueAttributes omits the KMS reuse period while no key is set,
+	// but the queue keeps it, and reports it again once a key is.
+	attrs[AttrKmsDataKeyReusePeriodSeconds] = secs(q.settings.kmsReuse)
+	return attrs
+}
+
+// header is exportHeader with the attributes and counters given, so that
+// the journal can pass the maps it keeps. Caller holds q.mu.
+func (q *Queue) header(attrs map[string]string, counters map[string]int64) state.Queue {
+	sq := state.Queue{
+		ID:                q.id,
+		Name:              q.name,
+		FIFO:              q.fifo,
+		Attributes:        attrs,
+		Created:           q.created.UnixNano(),
+		Modified:          q.modified.UnixNano(),
+		Seq:               q.seq,
+		DeadLetterSources: slices.Clone(q.deadLetterSources()),
+		Counters:          counters,
+	}
+	if len(q.tags) > 0 {
+		sq.Tags = make(map[string]string, len(q.tags))
+		for k, v := range q.tags {
+			sq.Tags[k] = v
+		}
+	}
+	if len(q.free) > 0 {
+		sq.Free = slices.Clone(q.free)
+	}
+	if !q.purged.IsZero() {
+		sq.Purged, sq.WasPurged = q.purged.UnixNano(), true
+	}
 	if q.fifo {
 		sq.FIFOSeq = q.f.seqNum
 		sq.DedupByID = exportDedup(&q.f.dedup.byID)
@@ -304,7 +323,7 @@ func (q *Queue) exportState(buf []state.Message) (state.Queue, error) {
 			sq.Attempts = append(sq.Attempts, sa)
 		}
 	}
-	return sq, nil
+	return sq
 }
 
 func exportDedup(x *expiringMap[dedupEntry]) []state.Dedup {

@@ -569,18 +569,33 @@ func (s *restartMachine) close() {
 }
 
 func runRestartModel(t *rapid.T) {
-	e, opts := newEndpoint(0)
-	e.clk = clock.NewMock()
-	e.b = sqsq.NewBroker(append([]sqsq.Option{sqsq.WithClock(e.clk)}, opts...)...)
-	s := &restartMachine{ctx: context.Background(), orig: e}
+	s := newRestartMachine(t)
 	defer s.close()
+	for range testsize.Scale(3, 12) {
+		t.Repeat(s.actions(s.Check))
+	}
+}
+
+// newRestartMachine makes the original endpoint, with opts after the
+// model's own, and its first queues.
+func newRestartMachine(t *rapid.T, opts ...sqsq.Option) *restartMachine {
+	e, idOpts := newEndpoint(0)
+	e.clk = clock.NewMock()
+	e.b = sqsq.NewBroker(append(append([]sqsq.Option{sqsq.WithClock(e.clk)}, idOpts...), opts...)...)
+	s := &restartMachine{ctx: context.Background(), orig: e}
 	// The dead-letter queues first, so the sources' policies can name
 	// them; the sources start with a policy, so messages dead-letter
 	// early (the operations may change or drop it).
 	for _, i := range []int{1, 3, 5, 0, 2, 4} {
 		s.create(t, restartQueues[i], true)
 	}
-	actions := map[string]func(*rapid.T){
+	return s
+}
+
+// actions are the model's operations for t.Repeat, with check as the
+// invariant run after each.
+func (s *restartMachine) actions(check func(*rapid.T)) map[string]func(*rapid.T) {
+	return map[string]func(*rapid.T){
 		"CreateQueue": s.CreateQueue, "DeleteQueue": s.DeleteQueue,
 		"Send": s.Send, "Send#2": s.Send, "Send#3": s.Send, "SendBatch": s.SendBatch, "SendBatch#2": s.SendBatch,
 		"Receive": s.Receive, "Receive#2": s.Receive, "Receive#3": s.Receive, "Redeliver": s.Redeliver,
@@ -590,10 +605,7 @@ func runRestartModel(t *rapid.T) {
 		"StartMoveTask": s.StartMoveTask, "StartMoveTask#2": s.StartMoveTask, "CancelMoveTask": s.CancelMoveTask,
 		"Advance": s.Advance, "Advance#2": s.Advance, "Observe": s.Observe,
 		"Restart": s.Restart, "Restart#2": s.Restart,
-		"": s.Check,
-	}
-	for range testsize.Scale(3, 12) {
-		t.Repeat(actions)
+		"": check,
 	}
 }
 

@@ -60,6 +60,7 @@ func (root *Broker) importTasks(tasks []state.Task, byID map[uint64]*Queue) ([]*
 			source: src, destArn: st.Dest, rate: st.Rate, rateSet: st.RateSet, started: st.Started,
 			status: st.Status, failure: st.Failure, toMove: st.ToMove, moved: st.Moved, cancelTime: st.Cancel,
 		}
+		t.mu.t = t
 		t.due.Store(math.MaxInt64)
 		if active {
 			t.active.Store(true)

@@ -175,42 +175,44 @@ func TestInstantIsReadUnderTheLock(t *testing.T) {
 		op   func(f *instantFixture) error
 	}{
 		{"Purge",
-			func(f *instantFixture) func() bool { return allHeld(&f.plain.mu) },
+			func(f *instantFixture) func() bool { return allHeld(&f.plain.mu.Mutex) },
 			func(f *instantFixture) error { return f.plain.Purge(f.ctx) }},
 		{"Send",
-			func(f *instantFixture) func() bool { return allHeld(&f.plain.mu) },
+			func(f *instantFixture) func() bool { return allHeld(&f.plain.mu.Mutex) },
 			func(f *instantFixture) error { _, err := f.plain.Send(f.ctx, SendInput{MessageBody: "x"}); return err }},
 		{"Receive",
-			func(f *instantFixture) func() bool { return allHeld(&f.plain.mu) },
+			func(f *instantFixture) func() bool { return allHeld(&f.plain.mu.Mutex) },
 			func(f *instantFixture) error { _, err := f.plain.Receive(f.ctx, ReceiveInput{}); return err }},
 		{"Receive from a queue with a dead-letter queue",
-			func(f *instantFixture) func() bool { return allHeld(&f.src.mu, &f.dlq.mu) },
+			func(f *instantFixture) func() bool { return allHeld(&f.src.mu.Mutex, &f.dlq.mu.Mutex) },
 			func(f *instantFixture) error { _, err := f.src.Receive(f.ctx, ReceiveInput{}); return err }},
 		{"ChangeVisibility",
-			func(f *instantFixture) func() bool { return allHeld(&f.plain.mu) },
+			func(f *instantFixture) func() bool { return allHeld(&f.plain.mu.Mutex) },
 			func(f *instantFixture) error { return f.plain.ChangeVisibility(f.ctx, f.receipt, time.Minute) }},
 		{"Delete",
-			func(f *instantFixture) func() bool { return allHeld(&f.plain.mu) },
+			func(f *instantFixture) func() bool { return allHeld(&f.plain.mu.Mutex) },
 			func(f *instantFixture) error { return f.plain.Delete(f.ctx, f.receipt) }},
 		{"Stats",
-			func(f *instantFixture) func() bool { return allHeld(&f.plain.mu) },
+			func(f *instantFixture) func() bool { return allHeld(&f.plain.mu.Mutex) },
 			func(f *instantFixture) error { _, err := f.plain.Stats(); return err }},
 		{"SetAttributes",
-			func(f *instantFixture) func() bool { return allHeld(&f.plain.mu) },
+			func(f *instantFixture) func() bool { return allHeld(&f.plain.mu.Mutex) },
 			func(f *instantFixture) error {
 				return f.plain.SetAttributes(f.ctx, QueueAttributes{VisibilityTimeout: Some(time.Minute)})
 			}},
 		{"CreateQueue",
-			func(f *instantFixture) func() bool { return allHeld(&f.b.mu) },
+			func(f *instantFixture) func() bool { return allHeld(&f.b.mu.Mutex) },
 			func(f *instantFixture) error {
 				_, err := f.b.CreateQueue(f.ctx, CreateQueueInput{QueueName: "new"})
 				return err
 			}},
 		{"DeleteQueue",
-			func(f *instantFixture) func() bool { return allHeld(&f.b.mu) },
+			func(f *instantFixture) func() bool { return allHeld(&f.b.mu.Mutex) },
 			func(f *instantFixture) error { return f.b.DeleteQueue(f.ctx, f.plain.URL()) }},
 		{"StartMoveTask",
-			func(f *instantFixture) func() bool { return anyHeld(&f.dlq.mu, &f.src.mu, &f.plain.mu) },
+			func(f *instantFixture) func() bool {
+				return anyHeld(&f.dlq.mu.Mutex, &f.src.mu.Mutex, &f.plain.mu.Mutex)
+			},
 			func(f *instantFixture) error {
 				_, err := f.b.StartMoveTask(f.ctx, StartMoveTaskInput{SourceArn: f.dlq.ARN()})
 				return err
@@ -220,7 +222,7 @@ func TestInstantIsReadUnderTheLock(t *testing.T) {
 				f.b.w.mu.Lock()
 				task := f.b.w.tasks.bySource[f.dlq.ARN()][0]
 				f.b.w.mu.Unlock()
-				return allHeld(&task.mu)
+				return allHeld(&task.mu.Mutex)
 			},
 			func(f *instantFixture) error {
 				f.b.w.mu.Lock()

@@ -6,9 +6,10 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/sqsq/sqsq/internal/state"
 )
 
 // Statuses of a message move task.
@@ -93,12 +94,18 @@ type moveTask struct {
 	// the call that catches it up re-arms the parked receivers.
 	lagging atomic.Bool
 
-	mu         sync.Mutex // guards the fields below
+	mu         taskMutex // guards the fields below; Unlock journals (journal.go)
 	status     string
 	failure    string
 	toMove     int64
 	moved      int64
 	cancelTime int64 // clock instant of CancelMoveTask
+
+	// The task as the journal last wrote it (journal.go); jdropped: the
+	// table forgot it.
+	jsent    bool
+	jlast    state.Task
+	jdropped atomic.Bool
 }
 
 // taskTable is the move tasks of every scope of an endpoint, guarded by
@@ -127,7 +134,7 @@ func (tt *taskTable) runningTasks() []*moveTask {
 // add records a started task as running and as the newest of its source,
 // forgetting the source's oldest beyond moveTaskHistory. Caller holds
 // world.mu.
-func (tt *taskTable) add(t *moveTask) {
+func (tt *taskTable) add(w *world, t *moveTask) {
 	tt.nextSeq++
 	t.seq = tt.nextSeq
 	if tt.bySource == nil {
@@ -135,6 +142,9 @@ func (tt *taskTable) add(t *moveTask) {
 	}
 	h := append(tt.bySource[t.source.arn], t)
 	if len(h) > moveTaskHistory { // shift in place: the array stays this small
+		for _, old := range h[:len(h)-moveTaskHistory] {
+			w.journalTaskDropped(old)
+		}
 		n := copy(h, h[len(h)-moveTaskHistory:])
 		clear(h[n:])
 		h = h[:n]
@@ -238,6 +248,7 @@ func (b *Broker) StartMoveTask(ctx context.Context, in StartMoveTaskInput) (stri
 		source: src, destArn: in.DestinationArn, rate: rate, rateSet: rateSet,
 		started: now, status: MoveTaskRunning, toMove: toMove,
 	}
+	t.mu.t = t
 	t.due.Store(t.dueAt(0)) // a refresh may see t before publishDue below
 	w.mu.Lock()
 	for _, other := range w.tasks.runningTasks() { // lost a race with another start?
@@ -247,7 +258,10 @@ func (b *Broker) StartMoveTask(ctx context.Context, in StartMoveTaskInput) (stri
 		}
 	}
 	t.active.Store(true)
-	w.tasks.add(t)
+	w.tasks.add(w, t)
+	if w.jr != nil {
+		w.jr.header(w, now, w.tasks.nextSeq)
+	}
 	b.runningTasks.Add(1)
 	// taskDue never runs late (syncTasks trusts it to skip): t's first
 	// step counts from now, not from the publishDue below.

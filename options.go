@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
+
+	"github.com/sqsq/sqsq/internal/state"
 )
 
 // Option configures a [Broker]. Options are sealed: only this package
@@ -32,7 +34,8 @@ type config struct {
 	strictNotInflight  bool
 	faults             Faults
 	observer           Observer
-	world              *world // set by Broker.Scope: join this endpoint
+	world              *world             // set by Broker.Scope: join this endpoint
+	journal            func(state.Change) // state.Journal (journal.go)
 }
 
 func defaultConfig() config {

@@ -3,11 +3,11 @@ package sqsq
 import (
 	"context"
 	"math"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/sqsq/sqsq/internal/pq"
+	"github.com/sqsq/sqsq/internal/state"
 )
 
 // Queue is one SQS queue of a [Broker]. Get one from [Broker.CreateQueue] or
@@ -24,7 +24,7 @@ type Queue struct {
 
 	gone atomic.Bool // deleted; lets methods fail before validating input
 
-	mu       sync.Mutex // guards everything below
+	mu       queueMutex // guards everything below; Unlock journals (journal.go)
 	deleted  bool
 	settings queueSettings
 	tags     map[string]string
@@ -70,6 +70,19 @@ type Queue struct {
 	told  []Event    // scratch: observer events of one take, for tell
 
 	counters Counters
+
+	// The change journal (journal.go): the world's, or nil; the messages
+	// changed since q.mu was taken; the header last written.
+	jr       *journal
+	jdirty   []*message
+	jsent    bool
+	jdeleted bool
+	jlast    state.Queue
+	// the maps of jlast, and what they were made from
+	jattrs      map[string]string
+	jsettings   queueSettings
+	jcounters   map[string]int64
+	jcountersOf Counters
 }
 
 // notReceived marks a message never received (a mock clock starts at 0).
@@ -134,6 +147,7 @@ func newQueue(b *Broker, id uint64, name string, fifo bool, now time.Time) *Queu
 		modified: now,
 		waiters:  map[*waiter]struct{}{},
 	}
+	q.mu.q, q.jr = q, b.w.jr
 	if fifo {
 		q.f.init()
 	}
@@ -243,6 +257,7 @@ func (q *Queue) makeAvailable(m *message, since int64) {
 	m.state = stateAvailable
 	m.availableSince = since
 	m.gen++
+	q.touch(m)
 	q.avail.Push(pq.Entry[*message]{Key: since, Seq: m.seq, Gen: m.gen, Val: m})
 	q.nAvail++
 	if g := m.group(); g != nil {
@@ -255,6 +270,7 @@ func (q *Queue) makePending(m *message, st msgState, at int64) {
 	m.state = st
 	m.visibleAt = at
 	m.gen++
+	q.touch(m)
 	q.pending.Push(pq.Entry[*message]{Key: at, Seq: m.seq, Gen: m.gen, Val: m})
 	if st == stateInflight {
 		q.nInflight++
@@ -277,6 +293,7 @@ func (q *Queue) leaveState(m *message) {
 		q.nDelayed--
 	}
 	m.gen++
+	q.touch(m)
 }
 
 // remove deletes m from the queue for good.
@@ -374,6 +391,7 @@ func (q *Queue) dropAll() int {
 		if m != nil {
 			m.state = stateGone
 			m.gen++
+			q.touch(m)
 		}
 	}
 	q.slots, q.free = nil, nil

@@ -27,6 +27,11 @@ func (b *Broker) Reset(context.Context) error {
 		t.mu.Unlock()
 	}
 	w.mu.Lock()
+	for _, h := range w.tasks.bySource {
+		for _, t := range h {
+			w.journalTaskDropped(t)
+		}
+	}
 	w.tasks.bySource = nil
 	w.mu.Unlock()
 	b.refreshTaskDue()

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+
+	"github.com/sqsq/sqsq/internal/state"
 )
 
 // world is what the brokers of one endpoint share: a broker per (account,
@@ -48,6 +50,8 @@ type world struct {
 	queues  map[string]*Queue // every live queue of every member, by ARN
 	qpeak   mapPeak           // see shrinkMap
 	tasks   taskTable
+
+	jr *journal // the change journal, or nil (journal.go)
 }
 
 type scopeKey struct{ account, region string }
@@ -107,6 +111,9 @@ func (b *Broker) Scope(accountID, region string) *Broker {
 		return other
 	}
 	w.members[k] = m
+	if w.jr != nil {
+		m.flushJournal() // m is not published yet: w.mu orders it before any use
+	}
 	return m
 }
 
@@ -136,6 +143,9 @@ func (b *Broker) Release() bool {
 	w.mu.Lock()
 	if w.members[k] == b {
 		delete(w.members, k)
+		if w.jr != nil && b.jsent {
+			w.jr.emit(state.Change{Kind: state.ScopeDelete, Account: k.account, Region: k.region})
+		}
 	}
 	w.mu.Unlock()
 	b.released = true

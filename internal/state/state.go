@@ -1,8 +1,10 @@
 // Package state is the whole state of a sqsq endpoint as plain data: what
 // a durable store writes and reads back, so that a restarted broker is as
 // if it had never stopped. Package sqsq fills it (Export) and builds a
-// broker from it (Import); package durable stores it. Nothing here has
-// behaviour: the rules live in package sqsq.
+// broker from it (Import); package durable stores it. A broker made with
+// the Journal option also reports each change as a Change, and Apply
+// replays them on a World (change.go). Nothing else here has behaviour:
+// the rules live in package sqsq.
 //
 // Times are Unix nanoseconds of the broker's clock unless a field says
 // otherwise; 0 means unset where a field says so.

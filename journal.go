@@ -1,0 +1,229 @@
+package sqsq
+
+import (
+	"reflect"
+	"slices"
+	"sync"
+
+	"github.com/sqsq/sqsq/internal/state"
+)
+
+// The change journal (#21, "acknowledged means durable"): a broker made
+// with the hidden option state.Journal(f) calls f with every change of its
+// endpoint's state, as internal/state values, before the call that made
+// the change answers. Applying the changes, in order, to the World the
+// endpoint last exported gives the World it would export now
+// (state.Apply; TestJournalModel proves it against the restart model's
+// operations).
+//
+// Where the changes are caught: not at each operation, which would leave
+// the next new operation to forget one, but where the state is guarded.
+// Queue, Broker and moveTask guard their state with a mutex whose Unlock
+// flushes what changed under it, so every mutation, whatever the
+// operation, reaches the journal under its own locks, and a queue's
+// records come in the order of its mutations:
+//
+//   - messages: the few functions every change of a message goes through
+//     (makeAvailable, makePending, leaveState, dropAll) note it in
+//     Queue.jdirty; the flush writes each noted message's new state, or
+//     its deletion.
+//   - the queue's own state (attributes, tags, counters, seq counters,
+//     free slots, dedup windows, attempts): the flush compares it with
+//     what it last wrote, and writes it whole when it differs. Finer
+//     records (a counter, a dedup entry) would need a hook at every one
+//     of the dozens of places that change them; the whole header is a few
+//     hundred bytes but for FIFO dedup windows, and the comparison is made
+//     only when a journal is installed.
+//   - scopes (receipt key, names deleted recently) likewise at Broker.mu's
+//     Unlock; scopes made and released, queues created and deleted, tasks
+//     started and forgotten where that happens.
+//
+// Time-driven transitions (a delay or a visibility timeout ending, a
+// retention expiry, a dedup entry expiring) are applied lazily when an
+// operation or an export locks the queue (Queue.advance), and journaled
+// then like any other change: the journal's World is the one Export gives,
+// not one an import would have to bring up to date. World.Now is the
+// instant of a snapshot, not a change: a HeaderPut carries the clock of the
+// change, and a store stamps its own commit.
+//
+// Without a journal each hook is a nil check (BenchmarkJournal).
+
+func init() {
+	state.Journal = func(f func(state.Change)) any {
+		return Option(optionFunc(func(c *config) { c.journal = f }))
+	}
+}
+
+// journal serializes the records of an endpoint into one stream.
+type journal struct {
+	mu sync.Mutex // a leaf lock, taken under any other
+	f  func(state.Change)
+	// the header last written, guarded by mu
+	nextQueueID, nextTaskSeq uint64
+}
+
+func (j *journal) emit(c state.Change) {
+	j.mu.Lock()
+	j.f(c)
+	j.mu.Unlock()
+}
+
+// header writes the world's id counters if they moved. Caller may hold any
+// lock but j.mu.
+func (j *journal) header(w *world, now int64, nextTaskSeq uint64) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	qid := w.nextID.Load()
+	if qid == j.nextQueueID && nextTaskSeq <= j.nextTaskSeq {
+		return
+	}
+	j.nextQueueID, j.nextTaskSeq = qid, max(j.nextTaskSeq, nextTaskSeq)
+	j.f(state.Change{Kind: state.HeaderPut, Now: now, NextQueueID: j.nextQueueID, NextTaskSeq: j.nextTaskSeq})
+}
+
+// queueMutex is Queue.mu: its Unlock journals what changed under it.
+type queueMutex struct {
+	sync.Mutex
+	q *Queue
+}
+
+func (l *queueMutex) Unlock() {
+	if q := l.q; q != nil && q.jr != nil {
+		q.flushJournal()
+	}
+	l.Mutex.Unlock()
+}
+
+// journalHeader is exportHeader for the journal: the attributes and
+// counters maps are rebuilt only when the settings or counters changed
+// (both are comparable), and shared otherwise with the records already
+// written, which is why a journal must not modify a record. DeepEqual
+// then finds identical maps equal at once. Caller holds q.mu.
+func (q *Queue) journalHeader() state.Queue {
+	if q.jattrs == nil || q.settings != q.jsettings {
+		q.jattrs, q.jsettings = q.exportAttributes(), q.settings
+	}
+	if q.jcounters == nil || q.counters != q.jcountersOf {
+		q.jcounters, q.jcountersOf = exportCounters(&q.counters), q.counters
+	}
+	return q.header(q.jattrs, q.jcounters)
+}
+
+// touch notes that m changed. Caller holds q.mu.
+func (q *Queue) touch(m *message) {
+	if q.jr != nil {
+		q.jdirty = append(q.jdirty, m)
+	}
+}
+
+// flushJournal writes the changes made under q.mu. Caller holds q.mu.
+func (q *Queue) flushJournal() {
+	j := q.jr
+	if q.deleted {
+		if q.jsent && !q.jdeleted {
+			j.emit(state.Change{Kind: state.QueueDelete, QueueID: q.id})
+		}
+		q.jdeleted = true
+		clear(q.jdirty)
+		q.jdirty = q.jdirty[:0]
+		return
+	}
+	if h := q.journalHeader(); !q.jsent || !reflect.DeepEqual(h, q.jlast) {
+		if !q.jsent { // a new queue: its id moved the world's counter
+			j.header(q.b.w, q.b.clock.Now().UnixNano(), 0)
+		}
+		q.jsent, q.jlast = true, h
+		c := h
+		j.emit(state.Change{Kind: state.QueuePut, Account: q.b.cfg.accountID, Region: q.b.cfg.region, QueueID: q.id, Queue: &c})
+	}
+	if len(q.jdirty) == 0 {
+		return
+	}
+	slices.SortFunc(q.jdirty, func(a, b *message) int {
+		switch {
+		case a.seq < b.seq:
+			return -1
+		case a.seq > b.seq:
+			return 1
+		}
+		return 0
+	})
+	var last *message
+	for _, m := range q.jdirty {
+		if m == last {
+			continue
+		}
+		last = m
+		if m.state == stateGone {
+			j.emit(state.Change{Kind: state.MessageDelete, QueueID: q.id, Seq: m.seq})
+			continue
+		}
+		sm := new(state.Message)
+		if err := m.exportTo(sm); err != nil {
+			continue // held: only within a receive, which flushes again when it ends
+		}
+		j.emit(state.Change{Kind: state.MessagePut, QueueID: q.id, Message: sm})
+	}
+	clear(q.jdirty)
+	q.jdirty = q.jdirty[:0]
+}
+
+// scopeMutex is Broker.mu: its Unlock journals the scope's own state.
+type scopeMutex struct {
+	sync.Mutex
+	b *Broker
+}
+
+func (l *scopeMutex) Unlock() {
+	if b := l.b; b != nil && b.w != nil && b.w.jr != nil && !b.released && b.jsent {
+		b.flushJournal()
+	}
+	l.Mutex.Unlock()
+}
+
+// exportScope returns b's own state, without its queues. Caller holds
+// b.mu or owns b.
+func (b *Broker) exportScope() state.Scope {
+	s := state.Scope{Account: b.cfg.accountID, Region: b.cfg.region, ReceiptKey: b.receipts.Halves()}
+	for _, e := range b.deleted.entries() {
+		s.Deleted = append(s.Deleted, state.Expiring{Key: e.key, Expires: e.expires})
+	}
+	return s
+}
+
+// flushJournal writes the scope if it changed. Caller holds b.mu, or owns
+// b before it is published.
+func (b *Broker) flushJournal() {
+	s := b.exportScope()
+	if b.jsent && reflect.DeepEqual(s, b.jlast) {
+		return
+	}
+	b.jsent, b.jlast = true, s
+	c := b.exportScope()
+	b.w.jr.emit(state.Change{Kind: state.ScopePut, Account: c.Account, Region: c.Region, Scope: &c})
+}
+
+// taskMutex is moveTask.mu: its Unlock journals the task's state.
+type taskMutex struct {
+	sync.Mutex
+	t *moveTask
+}
+
+func (l *taskMutex) Unlock() {
+	if t := l.t; t != nil && t.b.w.jr != nil && t.seq != 0 && !t.jdropped.Load() {
+		s := t.exportState()
+		if !t.jsent || s != t.jlast {
+			t.jsent, t.jlast = true, s
+			t.b.w.jr.emit(state.Change{Kind: state.TaskPut, Task: &s})
+		}
+	}
+	l.Mutex.Unlock()
+}
+
+// journalTaskDropped writes that the table forgot t. Caller holds world.mu.
+func (w *world) journalTaskDropped(t *moveTask) {
+	t.jdropped.Store(true)
+	if w.jr != nil {
+		w.jr.emit(state.Change{Kind: state.TaskDelete, TaskSeq: t.seq})
+	}
+}
