@@ -79,7 +79,7 @@ func runJournalModel(t *rapid.T) {
 	for k, v := range extra {
 		actions[k] = v
 	}
-	for range testsize.Scale(3, 12) {
+	for range testsize.Scale(1, 12) {
 		t.Repeat(actions)
 	}
 }
