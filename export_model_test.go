@@ -571,7 +571,7 @@ func (s *restartMachine) close() {
 func runRestartModel(t *rapid.T) {
 	s := newRestartMachine(t)
 	defer s.close()
-	for range testsize.Scale(3, 12) {
+	for range testsize.Scale(1, 12) {
 		t.Repeat(s.actions(s.Check))
 	}
 }
