@@ -300,9 +300,6 @@ func (q *Queue) header(attrs map[string]string, counters map[string]int64) state
 			sq.Tags[k] = v
 		}
 	}
-	if len(q.free) > 0 {
-		sq.Free = slices.Clone(q.free)
-	}
 	if !q.purged.IsZero() {
 		sq.Purged, sq.WasPurged = q.purged.UnixNano(), true
 	}

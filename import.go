@@ -113,6 +113,9 @@ func (root *Broker) importInto(w *state.World) (*Broker, error) {
 	}
 	wd.nextID.Store(maxID)
 	root.publishTasks(tasks, w.NextTaskSeq)
+	if wd.jr != nil { // the journal's header is w's: it writes only what moves
+		wd.jr.nextQueueID, wd.jr.nextTaskSeq = maxID, w.NextTaskSeq
+	}
 
 	// Catch up with the clock: tasks first, each step as of its instant,
 	// so a step sees its queues as they were then; then every queue.
@@ -179,7 +182,7 @@ func (b *Broker) importQueue(sq *state.Queue) (*Queue, error) {
 	if err := importCounters(&q.counters, sq.Counters); err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
-	if err := q.importMessages(sq.Messages, sq.Free); err != nil {
+	if err := q.importMessages(sq.Messages); err != nil {
 		return nil, fmt.Errorf("%s: %w", where, err)
 	}
 	if !q.fifo {
@@ -232,8 +235,16 @@ func importCounters(c *Counters, m map[string]int64) error {
 // importMessages stores msgs, which are in send order, each in its slot and
 // state, in every index of the queue as the live code keeps them. Caller
 // owns q.
-func (q *Queue) importMessages(msgs []state.Message, free []uint32) error {
-	n := len(msgs) + len(free) // the slot table: never more than the data says
+func (q *Queue) importMessages(msgs []state.Message) error {
+	// The slot table reaches the highest slot held; the others below it
+	// are free (slots.go).
+	n := 0
+	for i := range msgs {
+		n = max(n, int(msgs[i].Slot)+1)
+	}
+	if n > maxSlots {
+		return fmt.Errorf("slot %d outside the slot table of at most %d", n-1, maxSlots)
+	}
 	if n > 0 {
 		q.slots = make([]*message, n)
 	}
@@ -299,8 +310,10 @@ func (q *Queue) importMessages(msgs []state.Message, free []uint32) error {
 			}
 		}
 	}
-	if err := q.importFree(free); err != nil {
-		return err
+	for s := range q.slots {
+		if q.slots[s] == nil {
+			q.free.push(uint32(s))
+		}
 	}
 	// Pushed in key order, the entries fill the indexes' rings, not heaps.
 	pushSorted(&q.avail, avail, func(m *message) int64 { return m.availableSince })
@@ -311,27 +324,10 @@ func (q *Queue) importMessages(msgs []state.Message, free []uint32) error {
 	return nil
 }
 
-// importFree sets the free slots, which with the messages' fill the slot
-// table (importMessages made it that long and checked the messages').
-func (q *Queue) importFree(free []uint32) error {
-	if len(free) == 0 {
-		return nil
-	}
-	listed := make([]bool, len(q.slots))
-	for _, s := range free {
-		switch {
-		case int(s) >= len(q.slots):
-			return fmt.Errorf("free slot %d outside the slot table of %d", s, len(q.slots))
-		case q.slots[s] != nil:
-			return fmt.Errorf("free slot %d holds message seq %d", s, q.slots[s].seq)
-		case listed[s]:
-			return fmt.Errorf("free slot %d listed twice", s)
-		}
-		listed[s] = true
-	}
-	q.free = slices.Clone(free)
-	return nil
-}
+// maxSlots bounds the slot table an import makes: a slot number is below
+// the most messages a queue ever held at once, and a damaged one must not
+// make the import allocate gigabytes.
+const maxSlots = 1 << 26
 
 // pushSorted pushes ms into x ordered by (key, seq), sorting only when
 // they are not in that order already (the usual case is one run).

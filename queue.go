@@ -34,7 +34,7 @@ type Queue struct {
 
 	seq   uint64     // last message sequence number issued
 	slots []*message // messages by slot; receipt handles name the slot
-	free  []uint32   // free slots
+	free  freeSlots  // the slots no message holds (slots.go)
 
 	// Every stored message is in byEnqueue (retention order) and in exactly
 	// one of avail (ordered by available-since) or pending (delayed or in
@@ -301,13 +301,11 @@ func (q *Queue) remove(m *message) {
 	q.leaveState(m)
 	m.state = stateGone
 	q.slots[m.slot] = nil
-	q.free = append(q.free, m.slot)
-	if len(q.free) == len(q.slots) && len(q.slots) > shrinkMinPeak {
+	q.free.push(m.slot)
+	if q.free.len() == len(q.slots) && len(q.slots) > shrinkMinPeak {
 		// Emptied after a load: give the slots back (handles of the old
-		// slots resolve as gone, see lookup). The test is on the table's
-		// length, not its capacity, so which slot the next message gets
-		// follows from the saved state (export.go), not from how append
-		// grew the table.
+		// slots resolve as gone, see lookup). The next message gets slot
+		// 0, as it would from the lowest free slot without the shrink.
 		q.slots, q.free = nil, nil
 	}
 	if g := m.group(); g != nil {
@@ -352,9 +350,8 @@ func (q *Queue) storeAt(m *message, enqueued, now int64, delay time.Duration) {
 	q.seq++
 	m.seq = q.seq
 	m.enqueuedAt = enqueued
-	if n := len(q.free); n > 0 {
-		m.slot = q.free[n-1]
-		q.free = q.free[:n-1]
+	if slot, ok := q.free.pop(); ok {
+		m.slot = slot
 		q.slots[m.slot] = m
 	} else {
 		m.slot = uint32(len(q.slots))

@@ -1,6 +1,7 @@
 package durable
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
@@ -274,7 +275,18 @@ func (d *dec) done() error {
 }
 
 func key8(v uint64) []byte { return binary.BigEndian.AppendUint64(make([]byte, 0, 8), v) }
-func key4(v uint32) []byte { return binary.BigEndian.AppendUint32(make([]byte, 0, 4), v) }
+
+// scopeKey is the key of a scope's record: account NUL region, which
+// sorts by account and then region, as World.Scopes does after its root.
+func scopeKey(account, region string) []byte {
+	return append(append(append(make([]byte, 0, len(account)+1+len(region)), account...), 0), region...)
+}
+
+// splitScopeKey is scopeKey's inverse.
+func splitScopeKey(k []byte) (account, region string, ok bool) {
+	a, r, ok := bytes.Cut(k, []byte{0})
+	return string(a), string(r), ok
+}
 
 // keyString shows a key in an error: names as they are, ids, sequence
 // numbers and indexes as numbers.
@@ -285,8 +297,6 @@ func keyString(k []byte) string {
 	switch len(k) {
 	case 8:
 		return strconv.FormatUint(binary.BigEndian.Uint64(k), 10)
-	case 4:
-		return strconv.FormatUint(uint64(binary.BigEndian.Uint32(k)), 10)
 	}
 	return strconv.Quote(string(k))
 }
@@ -307,6 +317,10 @@ func recordName(path []string, key []byte) string {
 	for _, p := range path {
 		b.WriteString(keyString([]byte(p)))
 		b.WriteByte('/')
+	}
+	if a, r, ok := splitScopeKey(key); ok && len(path) == 1 && path[0] == bucketScopes {
+		b.WriteString(strconv.Quote(a + "/" + r))
+		return b.String()
 	}
 	b.WriteString(keyString(key))
 	return b.String()

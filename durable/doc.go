@@ -52,7 +52,7 @@
 //	scopes    index     Account, Region, ReceiptKey, Deleted, how many queues
 //	queues    queue ID  scope index, place in the scope, Name, FIFO, Attributes, Tags,
 //	                    Created, Modified, Purged, WasPurged, Seq, FIFOSeq, how many
-//	                    messages, Free, DedupByID, DedupByPair, Attempts,
+//	                    messages, DedupByID, DedupByPair, Attempts,
 //	                    DeadLetterSources, Counters
 //	messages  queue ID  a bucket per queue, keyed by Seq:
 //	                    ID, Body, SentAt, Attributes, SystemAttributes, GroupID,

@@ -138,7 +138,7 @@ func richWorld() *state.World {
 		Attributes: map[string]string{"VisibilityTimeout": "30", "RedrivePolicy": `{"deadLetterTargetArn":"arn:aws:sqs:us-east-1:000000000000:dlq","maxReceiveCount":3}`},
 		Tags:       map[string]string{"team": "payments", "": "empty key"},
 		Created:    1_700_000_000_000_000_000, Modified: 1_700_000_001_000_000_000, Purged: 1_700_000_002_000_000_000,
-		Seq: 1 << 40, FIFOSeq: 0, Free: []uint32{5, 3, math.MaxUint32},
+		Seq: 1 << 40, FIFOSeq: 0,
 		Messages: []state.Message{
 			{
 				ID: "0b2a1c4e-0000-4000-8000-000000000001", Body: "hello", SentAt: 1_700_000_000_123,
@@ -158,7 +158,7 @@ func richWorld() *state.World {
 		ID: 8, Name: "orders.fifo", FIFO: true,
 		Attributes: map[string]string{"FifoQueue": "true", "ContentBasedDeduplication": "false"},
 		Tags:       map[string]string{},
-		Seq:        3, FIFOSeq: math.MaxUint64, WasPurged: true, Free: []uint32{},
+		Seq:        3, FIFOSeq: math.MaxUint64, WasPurged: true,
 		Messages: []state.Message{
 			{ID: "f1", Body: "a", GroupID: "g1", DedupID: "d1", SequenceNumber: math.MaxUint64, Seq: 2, State: state.Available, FirstReceiveAt: 1_700_000_000_000},
 			{ID: "f2", Body: "b", GroupID: "g\x00two", DedupID: "", SequenceNumber: 1, Seq: 3, State: state.Inflight},
@@ -188,14 +188,14 @@ func richWorld() *state.World {
 			},
 			{Account: "111111111111", Region: "eu-west-1", Deleted: []state.Expiring{}},
 			// IDs need not follow scope order.
-			{Account: "222222222222", Region: "ap-south-1", Queues: []state.Queue{{ID: 3, Name: "dlq"}, {ID: 2, Name: "z", Messages: []state.Message{{ID: "z1", Seq: 5}}}}},
-			{Queues: []state.Queue{}},
+			{Account: "222222222222", Region: "ap-south-1", Queues: []state.Queue{{ID: 2, Name: "z", Messages: []state.Message{{ID: "z1", Seq: 5}}}, {ID: 3, Name: "dlq"}}},
+			{Account: "333333333333", Queues: []state.Queue{}},
 		},
 		Tasks: []state.Task{
 			{ID: "t1", Handle: "handle-1", Seq: 1, Source: "arn:aws:sqs:us-east-1:000000000000:dlq", SourceID: 3,
 				Dest: "arn:aws:sqs:us-east-1:000000000000:orders", Rate: 500, RateSet: true, Started: 1_700_000_000_000,
 				Status: "RUNNING", Failure: "none", ToMove: 10, Moved: 4, Cancel: 1_700_000_001_000},
-			{ID: "t2", Seq: 1, Rate: -1, ToMove: -1},
+			{ID: "t2", Seq: 2, Rate: -1, ToMove: -1},
 		},
 	}
 }

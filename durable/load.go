@@ -2,11 +2,9 @@ package durable
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 
 	"go.etcd.io/bbolt"
 
@@ -116,35 +114,50 @@ func readWorld(tx *bbolt.Tx) (*state.World, []msgJob, error) {
 		w.Scopes = make([]state.Scope, 0, min(h.scopes, 1<<16))
 	}
 	type scopeHead struct {
+		key       string
 		queues    int
 		queuesNil bool
 	}
 	var heads []scopeHead
 	path := []string{bucketScopes}
+	rootKey := string(scopeKey(h.rootAccount, h.rootRegion))
 	c := scopes.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
-		if len(k) != 4 || binary.BigEndian.Uint32(k) != uint32(len(w.Scopes)) {
-			return nil, nil, fmt.Errorf("record %s: out of sequence", recordName(path, k))
+		account, region, ok := splitScopeKey(k)
+		if !ok {
+			return nil, nil, fmt.Errorf("record %s: not a scope key", recordName(path, k))
 		}
 		var sc state.Scope
-		var sh scopeHead
+		sh := scopeHead{key: string(k)}
 		if err := decodeRecord(path, k, v, func(d *dec) { sc, sh.queues, sh.queuesNil = d.scope() }); err != nil {
 			return nil, nil, err
 		}
+		if sc.Account != account || sc.Region != region {
+			return nil, nil, fmt.Errorf("record %s: holds scope %s/%s", recordName(path, k), sc.Account, sc.Region)
+		}
 		w.Scopes = append(w.Scopes, sc)
 		heads = append(heads, sh)
+		if sh.key == rootKey && len(w.Scopes) > 1 { // the root comes first
+			last := len(w.Scopes) - 1
+			copy(w.Scopes[1:], w.Scopes[:last])
+			copy(heads[1:], heads[:last])
+			w.Scopes[0], heads[0] = sc, sh
+		}
 	}
 	if len(w.Scopes) != h.scopes {
 		return nil, nil, fmt.Errorf("meta/world counts %d scopes; the scopes bucket has %d", h.scopes, len(w.Scopes))
 	}
-
-	// Queues are keyed by ID; each knows its scope and its place there.
-	type placed struct {
-		order uint64
-		q     state.Queue
-		job   msgJob
+	if len(w.Scopes) > 0 && heads[0].key != rootKey {
+		return nil, nil, fmt.Errorf("meta/world names scope %s/%s first; the scopes bucket has no such scope", h.rootAccount, h.rootRegion)
 	}
-	byScope := make([][]placed, len(w.Scopes))
+	scopeIndex := make(map[string]int, len(heads))
+	for i, sh := range heads {
+		scopeIndex[sh.key] = i
+	}
+
+	// Queues are keyed by ID, so a scope's queues come in ID order.
+	byScope := make([][]queueHead, len(w.Scopes))
+	keys := make([][][]byte, len(w.Scopes))
 	var jobs []msgJob
 	path = []string{bucketQueues}
 	c = queues.Cursor()
@@ -156,26 +169,25 @@ func readWorld(tx *bbolt.Tx) (*state.World, []msgJob, error) {
 		if err := decodeRecord(path, k, v, func(d *dec) { qh = d.queue(binary.BigEndian.Uint64(k)) }); err != nil {
 			return nil, nil, err
 		}
-		if qh.scope >= uint64(len(w.Scopes)) {
-			return nil, nil, fmt.Errorf("record %s: scope %d does not exist", recordName(path, k), qh.scope)
+		si, ok := scopeIndex[string(scopeKey(qh.account, qh.region))]
+		if !ok {
+			return nil, nil, fmt.Errorf("record %s: scope %s/%s does not exist", recordName(path, k), qh.account, qh.region)
 		}
-		job := msgJob{key: bytes.Clone(k), n: qh.messages, isNil: qh.messagesNil}
-		byScope[qh.scope] = append(byScope[qh.scope], placed{qh.order, qh.q, job})
+		byScope[si] = append(byScope[si], qh)
+		keys[si] = append(keys[si], bytes.Clone(k))
 	}
 	for i, qs := range byScope {
 		sc, sh := &w.Scopes[i], heads[i]
 		if len(qs) != sh.queues {
-			return nil, nil, fmt.Errorf("record %s: counts %d queues; %d queues are in it", recordName([]string{bucketScopes}, key4(uint32(i))), sh.queues, len(qs))
+			return nil, nil, fmt.Errorf("record %s: counts %d queues; %d queues are in it", recordName([]string{bucketScopes}, []byte(sh.key)), sh.queues, len(qs))
 		}
 		if sh.queuesNil {
 			continue
 		}
-		slices.SortFunc(qs, func(a, b placed) int { return cmp.Compare(a.order, b.order) })
 		sc.Queues = make([]state.Queue, len(qs))
 		for j := range qs {
 			sc.Queues[j] = qs[j].q
-			qs[j].job.q = &sc.Queues[j]
-			jobs = append(jobs, qs[j].job)
+			jobs = append(jobs, msgJob{q: &sc.Queues[j], key: keys[i][j], n: qs[j].messages, isNil: qs[j].messagesNil})
 		}
 	}
 	// A message bucket without its queue would be lost silently.
@@ -192,12 +204,15 @@ func readWorld(tx *bbolt.Tx) (*state.World, []msgJob, error) {
 	path = []string{bucketTasks}
 	c = tasks.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
-		if len(k) != 8 || binary.BigEndian.Uint64(k) != uint64(len(w.Tasks)) {
-			return nil, nil, fmt.Errorf("record %s: out of sequence", recordName(path, k))
+		if len(k) != 8 {
+			return nil, nil, fmt.Errorf("record %s: not a task Seq", recordName(path, k))
 		}
 		var t state.Task
 		if err := decodeRecord(path, k, v, func(d *dec) { t = d.task() }); err != nil {
 			return nil, nil, err
+		}
+		if t.Seq != binary.BigEndian.Uint64(k) {
+			return nil, nil, fmt.Errorf("record %s: holds task Seq %d", recordName(path, k), t.Seq)
 		}
 		w.Tasks = append(w.Tasks, t)
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // dirLock is an exclusive flock on dir/sqsq.db.lock, which holds the pid
@@ -18,17 +19,28 @@ type dirLock struct{ f *os.File }
 
 // lockDir takes the lock or, if another Store holds it, returns the
 // owner's pid (0 if unknown) and errLocked.
+//
+// A lock held with no pid in the file has just been let go: its owner
+// emptied the file, and a process this one forked holds a copy of the
+// descriptor until it execs. lockDir tries again for a moment then.
 func lockDir(path string) (*dirLock, int, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	for deadline := time.Now().Add(time.Second); ; time.Sleep(10 * time.Millisecond) {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
 		pid := 0
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			var b [32]byte
 			n, _ := f.ReadAt(b[:], 0)
 			pid, _ = strconv.Atoi(strings.TrimSpace(string(b[:n])))
+			if pid == 0 && time.Now().Before(deadline) {
+				continue
+			}
 			err = errLocked
 		}
 		f.Close()

@@ -10,20 +10,36 @@ import (
 // The records, one function pair per kind. The package doc lists their
 // fields; keep it in step.
 
-// worldRecord is meta/world: the World without its scopes and tasks, plus
-// their nil-ness and counts (the counts size the slices on Load).
-func (e *enc) world(w *state.World) {
-	e.varint(w.Now)
-	e.uvarint(w.NextQueueID)
-	e.uvarint(w.NextTaskSeq)
-	e.length(len(w.Scopes), w.Scopes == nil)
-	e.length(len(w.Tasks), w.Tasks == nil)
+// world is meta/world: the World without its scopes and tasks, plus the
+// key of the root scope (World.Scopes[0]; the others follow in key order)
+// and the nil-ness and counts of scopes and tasks (the counts size the
+// slices on Load, and catch a lost record).
+func (e *enc) world(h *worldHead) {
+	e.varint(h.w.Now)
+	e.uvarint(h.w.NextQueueID)
+	e.uvarint(h.w.NextTaskSeq)
+	e.str(h.rootAccount)
+	e.str(h.rootRegion)
+	e.length(h.scopes, h.scopesNil)
+	e.length(h.tasks, h.tasksNil)
 }
 
+// worldHead is the record meta/world. w has no scopes or tasks.
 type worldHead struct {
-	w                   state.World
-	scopes, tasks       int
-	scopesNil, tasksNil bool
+	w                       state.World
+	rootAccount, rootRegion string
+	scopes, tasks           int
+	scopesNil, tasksNil     bool
+}
+
+// headOf is the record meta/world of w.
+func headOf(w *state.World) worldHead {
+	h := worldHead{scopes: len(w.Scopes), tasks: len(w.Tasks), scopesNil: w.Scopes == nil, tasksNil: w.Tasks == nil}
+	h.w.Now, h.w.NextQueueID, h.w.NextTaskSeq = w.Now, w.NextQueueID, w.NextTaskSeq
+	if len(w.Scopes) > 0 {
+		h.rootAccount, h.rootRegion = w.Scopes[0].Account, w.Scopes[0].Region
+	}
+	return h
 }
 
 func (d *dec) world() worldHead {
@@ -31,6 +47,8 @@ func (d *dec) world() worldHead {
 	h.w.Now = d.varint()
 	h.w.NextQueueID = d.uvarint()
 	h.w.NextTaskSeq = d.uvarint()
+	h.rootAccount = d.str()
+	h.rootRegion = d.str()
 	h.scopes, h.scopesNil = d.counted()
 	h.tasks, h.tasksNil = d.counted()
 	return h
@@ -50,8 +68,9 @@ func (d *dec) counted() (int, bool) {
 	return int(v - 1), false
 }
 
-// scope is scopes/<index>: the scope without its queues.
-func (e *enc) scope(s *state.Scope) {
+// scope is scopes/<account NUL region>: the scope without its queues, and
+// how many it has.
+func (e *enc) scope(s *state.Scope, queues int, queuesNil bool) {
 	e.str(s.Account)
 	e.str(s.Region)
 	e.fixed64(s.ReceiptKey[0])
@@ -61,7 +80,7 @@ func (e *enc) scope(s *state.Scope) {
 		e.str(x.Key)
 		e.varint(x.Expires)
 	}
-	e.length(len(s.Queues), s.Queues == nil)
+	e.length(queues, queuesNil)
 }
 
 func (d *dec) scope() (s state.Scope, queues int, queuesNil bool) {
@@ -80,11 +99,11 @@ func (d *dec) scope() (s state.Scope, queues int, queuesNil bool) {
 }
 
 // queue is queues/<id>: the queue without its messages, which live in the
-// bucket messages/<id>. scope is the index of its scope, order its place
-// in Scope.Queues.
-func (e *enc) queue(scope, order int, q *state.Queue) {
-	e.uvarint(uint64(scope))
-	e.uvarint(uint64(order))
+// bucket messages/<id>, and how many they are. It names its scope; a
+// scope's queues are in ID order.
+func (e *enc) queue(account, region string, q *state.Queue, messages int, messagesNil bool) {
+	e.str(account)
+	e.str(region)
 	e.str(q.Name)
 	e.bool(q.FIFO)
 	e.strMap(q.Attributes)
@@ -95,11 +114,7 @@ func (e *enc) queue(scope, order int, q *state.Queue) {
 	e.bool(q.WasPurged)
 	e.uvarint(q.Seq)
 	e.uvarint(q.FIFOSeq)
-	e.length(len(q.Messages), q.Messages == nil)
-	e.length(len(q.Free), q.Free == nil)
-	for _, slot := range q.Free {
-		e.uvarint(uint64(slot))
-	}
+	e.length(messages, messagesNil)
 	e.dedups(q.DedupByID)
 	e.dedups(q.DedupByPair)
 	e.length(len(q.Attempts), q.Attempts == nil)
@@ -123,18 +138,18 @@ func (e *enc) queue(scope, order int, q *state.Queue) {
 }
 
 type queueHead struct {
-	q            state.Queue
-	scope, order uint64
-	messages     int
-	messagesNil  bool
+	q               state.Queue
+	account, region string
+	messages        int
+	messagesNil     bool
 }
 
 func (d *dec) queue(id uint64) queueHead {
 	var h queueHead
 	q := &h.q
 	q.ID = id
-	h.scope = d.uvarint()
-	h.order = d.uvarint()
+	h.account = d.str()
+	h.region = d.str()
 	q.Name = d.str()
 	q.FIFO = d.bool()
 	q.Attributes = d.strMap()
@@ -146,12 +161,6 @@ func (d *dec) queue(id uint64) queueHead {
 	q.Seq = d.uvarint()
 	q.FIFOSeq = d.uvarint()
 	h.messages, h.messagesNil = d.counted()
-	if n, isNil := d.length(); !isNil {
-		q.Free = make([]uint32, n)
-		for i := range q.Free {
-			q.Free[i] = d.uint32()
-		}
-	}
 	q.DedupByID = d.dedups()
 	q.DedupByPair = d.dedups()
 	if n, isNil := d.length(); !isNil {
@@ -274,7 +283,7 @@ func (d *dec) attributes() map[string]state.Attribute {
 	return m
 }
 
-// task is tasks/<index>.
+// task is tasks/<seq>.
 func (e *enc) task(t *state.Task) {
 	e.str(t.ID)
 	e.str(t.Handle)

@@ -1,9 +1,11 @@
 package durable
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 
 	"go.etcd.io/bbolt"
 	bberrors "go.etcd.io/bbolt/errors"
@@ -30,6 +32,19 @@ func (s *Store) Save(w *state.World) error {
 	if s.db == nil {
 		return ErrClosed
 	}
+	if err := s.save(w); err != nil {
+		return err
+	}
+	if s.shape.queues != nil { // a committer is writing: it starts from w now
+		if err := s.shape.read(s); err != nil {
+			return damaged(s.path, err)
+		}
+	}
+	return nil
+}
+
+// save does Save. Caller holds s.mu; s.db is open.
+func (s *Store) save(w *state.World) error {
 	if err := s.mapAhead(s.fileSize() + estimate(w)); err != nil {
 		return fmt.Errorf("durable: save to %s: %w", s.path, err)
 	}
@@ -39,6 +54,17 @@ func (s *Store) Save(w *state.World) error {
 		return fmt.Errorf("durable: save to %s: %w", s.path, err)
 	}
 	return nil
+}
+
+// isEmpty reports whether nothing was ever saved. Caller holds s.mu.
+func (s *Store) isEmpty() (bool, error) {
+	var empty bool
+	err := s.view(func(tx *bbolt.Tx) error {
+		meta := tx.Bucket([]byte(bucketMeta))
+		empty = meta == nil || meta.Get([]byte(keyWorld)) == nil
+		return nil
+	})
+	return empty, err
 }
 
 // writeWorld replaces the buckets of tx with w.
@@ -65,7 +91,8 @@ func writeWorld(tx *bbolt.Tx, w *state.World, writer string) error {
 		return err
 	}
 	k = []byte(keyWorld)
-	if err := meta.Put(k, record(k, func(e *enc) { e.world(w) })); err != nil {
+	head := headOf(w)
+	if err := meta.Put(k, record(k, func(e *enc) { e.world(&head) })); err != nil {
 		return err
 	}
 
@@ -85,8 +112,17 @@ func writeWorld(tx *bbolt.Tx, w *state.World, writer string) error {
 	names := make(map[uint64]string) // queue ID → name, to catch a reused ID
 	for si := range w.Scopes {
 		sc := &w.Scopes[si]
-		k := key4(uint32(si))
-		if err := scopes.Put(k, record(k, func(e *enc) { e.scope(sc) })); err != nil {
+		if strings.IndexByte(sc.Account, 0) >= 0 {
+			return fmt.Errorf("account %q has a NUL byte", sc.Account)
+		}
+		k := scopeKey(sc.Account, sc.Region)
+		if scopes.Get(k) != nil {
+			return fmt.Errorf("two scopes are account %s, region %s", sc.Account, sc.Region)
+		}
+		if si > 1 && bytes.Compare(k, scopeKey(w.Scopes[si-1].Account, w.Scopes[si-1].Region)) <= 0 {
+			return fmt.Errorf("scope %s/%s is out of order: scopes after the first must be in account and region order", sc.Account, sc.Region)
+		}
+		if err := scopes.Put(k, record(k, func(e *enc) { e.scope(sc, len(sc.Queues), sc.Queues == nil) })); err != nil {
 			return err
 		}
 		for qi := range sc.Queues {
@@ -94,9 +130,12 @@ func writeWorld(tx *bbolt.Tx, w *state.World, writer string) error {
 			if other, ok := names[q.ID]; ok {
 				return fmt.Errorf("queues %q and %q have the same ID %d", other, q.Name, q.ID)
 			}
+			if qi > 0 && q.ID <= sc.Queues[qi-1].ID {
+				return fmt.Errorf("queue %q: ID %d follows %d; a scope's queues must be in ID order", q.Name, q.ID, sc.Queues[qi-1].ID)
+			}
 			names[q.ID] = q.Name
 			k := key8(q.ID)
-			if err := queues.Put(k, record(k, func(e *enc) { e.queue(si, qi, q) })); err != nil {
+			if err := queues.Put(k, record(k, func(e *enc) { e.queue(sc.Account, sc.Region, q, len(q.Messages), q.Messages == nil) })); err != nil {
 				return err
 			}
 			mb, err := messages.CreateBucket(k)
@@ -119,7 +158,10 @@ func writeWorld(tx *bbolt.Tx, w *state.World, writer string) error {
 	}
 	for ti := range w.Tasks {
 		t := &w.Tasks[ti]
-		k := key8(uint64(ti))
+		if ti > 0 && t.Seq <= w.Tasks[ti-1].Seq {
+			return fmt.Errorf("task %s: Seq %d follows %d; tasks must be in Seq order", t.ID, t.Seq, w.Tasks[ti-1].Seq)
+		}
+		k := key8(t.Seq)
 		if err := tasks.Put(k, record(k, func(e *enc) { e.task(t) })); err != nil {
 			return err
 		}

@@ -3,6 +3,7 @@ package durable
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -94,8 +95,9 @@ func damaged(path string, cause error) error {
 type Option interface{ apply(*options) }
 
 type options struct {
-	recover bool
-	version string
+	recover     bool
+	version     string
+	commitEvery time.Duration
 }
 
 type optionFunc func(*options)
@@ -125,6 +127,8 @@ type Store struct {
 	db        *bbolt.DB // nil once closed
 	mapped    int64     // bytes of the file bbolt maps, at least
 	recovered string
+	c         *committer // the changes to write (Journal, Attach, Sync)
+	shape     shape      // the committer's picture of the file
 }
 
 // Open opens the store in dir, creating dir and an empty store if needed.
@@ -143,6 +147,7 @@ func Open(dir string, opts ...Option) (*Store, error) {
 	for _, o := range opts {
 		o.apply(&s.opts)
 	}
+	s.c = newCommitter(s)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("durable: %w", err)
 	}
@@ -321,9 +326,11 @@ func (s *Store) Recovered() string { return s.recovered }
 // Path is the store file, dir/sqsq.db.
 func (s *Store) Path() string { return s.path }
 
-// Close closes the file and releases the directory. Closing a closed
-// Store does nothing.
+// Close writes the changes reported so far (see [Store.Attach]), closes
+// the file and releases the directory. Changes reported after are
+// dropped. Closing a closed Store does nothing.
 func (s *Store) Close() error {
+	s.c.stop()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.lock == nil {
@@ -382,6 +389,10 @@ func (s *Store) update(fn func(*bbolt.Tx) error) error {
 func (s *Store) view(fn func(*bbolt.Tx) error) error {
 	return guard(func() error { return s.db.View(fn) })
 }
+
+// log reports what a caller cannot be told by an error: a commit of the
+// committer that failed at Close, a journal that did not fit the file.
+func (s *Store) log(msg string) { slog.Default().Error(msg, "data", s.dir) }
 
 // syncDir makes a rename in dir durable. Errors are ignored: some
 // systems cannot sync a directory, and the rename itself succeeded.

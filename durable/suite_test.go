@@ -17,14 +17,16 @@ import (
 	"github.com/sqsq/sqsq/sqshttp"
 )
 
-// restarting serves SQS over an endpoint that restarts through a Store
-// before each request that finds no other in progress: the state is
-// exported, saved, loaded back and imported into a new broker, which
-// serves the request. A request in progress (a parked long poll) holds
-// the broker, as a server would not restart under it.
+// restarting serves SQS over an endpoint in durable mode that restarts
+// before each request that finds no other in progress: the Store, which
+// wrote each change as it was made, is closed and opened again, and a new
+// broker restored from it serves the request. A request in progress (a
+// parked long poll) holds the broker, as a server would not restart under
+// it.
 type restarting struct {
 	t     testing.TB
 	opts  []sqsq.Option
+	dir   string
 	store *durable.Store
 
 	mu       sync.Mutex
@@ -57,22 +59,28 @@ func (r *restarting) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // restart replaces the broker by one built from its saved state. Caller
 // holds r.mu.
 func (r *restarting) restart() error {
-	w, err := durable.Snapshot(r.b)
+	if err := r.store.Close(); err != nil {
+		return err
+	}
+	store, err := durable.Open(r.dir)
 	if err != nil {
 		return err
 	}
-	if err := r.store.Save(w); err != nil {
-		return err
-	}
-	if w, err = r.store.Load(); err != nil {
-		return err
-	}
-	b, err := durable.Restore(w, r.opts...)
+	w, err := store.Load()
 	if err != nil {
+		return err
+	}
+	b, err := durable.Restore(w, append(r.opts, store.Journal())...)
+	if err == nil {
+		err = store.Attach(b)
+	}
+	if err != nil {
+		_ = store.Close()
 		return err
 	}
 	_ = r.b.Close()
-	r.b, r.h = b, sqshttp.NewHandler(b)
+	r.store = store
+	r.b, r.h = b, sqshttp.NewHandler(b, sqshttp.WithCommit(store.Sync))
 	r.restarts++
 	close(r.changed)
 	r.changed = make(chan struct{})
@@ -116,8 +124,8 @@ func (r *restarting) waitForReceivers(ctx context.Context, url string, n int) er
 
 // TestSuiteAcrossRestarts runs the SQS behaviour suite through the real
 // SDK over HTTP against an endpoint that goes through the store and a
-// restart before nearly every request: durable mode as a fourth
-// configuration. Every behaviour holds across restarts — receipt handles,
+// restart before nearly every request: durable mode, each change written
+// as it is made, as a fourth configuration. Every behaviour holds across restarts — receipt handles,
 // visibility and delay deadlines, FIFO windows and locks, move tasks,
 // recreate delays, purge intervals.
 func TestSuiteAcrossRestarts(t *testing.T) {
@@ -129,17 +137,23 @@ func TestSuiteAcrossRestarts(t *testing.T) {
 		clk := clock.NewMock()
 		clk.Set(suite.Epoch)
 		opts := []sqsq.Option{sqsq.WithClock(clk), sqsq.WithInFlightLimit(suite.InFlightLimit)}
-		store, err := durable.Open(t.TempDir())
+		dir := t.TempDir()
+		store, err := durable.Open(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := &restarting{t: t, opts: opts, store: store, b: sqsq.NewBroker(opts...), changed: make(chan struct{})}
-		r.h = sqshttp.NewHandler(r.b)
+		r := &restarting{t: t, opts: opts, dir: dir, store: store, b: sqsq.NewBroker(append(opts, store.Journal())...), changed: make(chan struct{})}
+		if err := store.Attach(r.b); err != nil {
+			t.Fatal(err)
+		}
+		r.h = sqshttp.NewHandler(r.b, sqshttp.WithCommit(store.Sync))
 		srv := httptest.NewServer(r)
 		t.Cleanup(func() {
 			srv.Close()
 			_ = r.broker().Close()
-			_ = store.Close()
+			r.mu.Lock()
+			_ = r.store.Close()
+			r.mu.Unlock()
 			mu.Lock()
 			total += r.restarts
 			mu.Unlock()

@@ -338,10 +338,10 @@ func (h *handler) invoke(r *http.Request, o *operation, base string, in any, zer
 	ctx = present.NewContext(ctx, zeros)
 	out, err := o.call(ctx, c, in)
 	if err == nil {
-		return out, nil
+		return out, h.committed(r)
 	}
 	if errors.Is(err, context.Canceled) && early() {
-		return &sqs.ReceiveMessageOutput{}, nil // as if the wait had ended
+		return &sqs.ReceiveMessageOutput{}, h.committed(r) // as if the wait had ended
 	}
 	werr = errorFor(err)
 	if werr.err.Code == sqsq.CodeQueueDoesNotExist {

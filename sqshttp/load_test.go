@@ -27,6 +27,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/sqsq/sqsq"
+	"github.com/sqsq/sqsq/durable"
 	"github.com/sqsq/sqsq/internal/procstat"
 	"github.com/sqsq/sqsq/sqshttp"
 )
@@ -43,8 +44,9 @@ import (
 //
 // (SQSQ_LOAD_LOOPS sets the loops per throughput run, default 1,000 of
 // ten messages; SQSQ_LOAD_OUT names a file for the report;
-// SQSQ_LOAD_LONGPOLL_ONLY=1 runs the long-poll throughput runs alone.) It
-// is skipped otherwise.
+// SQSQ_LOAD_LONGPOLL_ONLY=1 runs the long-poll throughput runs alone;
+// SQSQ_LOAD_DURABLE=1 adds a third server, sqsq in durable mode, whose
+// every answer waits for its commit.) It is skipped otherwise.
 
 const loadServeEnv = "SQSQ_LOAD_SERVE"
 
@@ -83,6 +85,31 @@ func serveLoadChild() bool {
 				return err.Error()
 			}
 			return fmt.Sprintf("%d %d %d %d", s.LongPolls, s.LongPollWakeups, s.ReceiveCalls, s.EmptyReceives)
+		}
+	case "durable": // sqsq in durable mode: each call answered once on disk
+		dir, err := os.MkdirTemp("", "sqsq-load-durable")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer os.RemoveAll(dir)
+		store, err := durable.Open(dir)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer store.Close()
+		b := sqsq.NewBroker(store.Journal())
+		defer b.Close()
+		if err := store.Attach(b); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		h = sqshttp.NewHandler(b, sqshttp.WithCommit(store.Sync))
+		parked = func(n int) {
+			if q, err := b.GetQueue(context.Background(), "load"); err == nil {
+				_ = q.WaitForReceivers(context.Background(), n)
+			}
 		}
 	case "yardstick":
 		y := &yardstick{}
@@ -720,6 +747,9 @@ func TestLoad(t *testing.T) {
 	const rounds = 9
 	reps := 3
 	roles := []string{"yardstick", "sqsq"}
+	if os.Getenv("SQSQ_LOAD_DURABLE") != "" { // durable mode beside them
+		roles = append(roles, "durable")
+	}
 	workers := []int{1, 4, 16}
 	depths := []int{1000, 10000, 100000}
 	ctx := context.Background()

@@ -24,8 +24,9 @@ type config struct {
 	maxBody     int64
 	maxInFlight int64
 	drain       context.Context
-	log         *slog.Logger // nil: slog.Default()
-	intercept   Interceptor  // nil: none (WithInterceptor)
+	log         *slog.Logger                // nil: slog.Default()
+	intercept   Interceptor                 // nil: none (WithInterceptor)
+	commit      func(context.Context) error // nil: none (WithCommit)
 }
 
 // DefaultMaxRequestBytes is the default limit on a request body: room for

@@ -70,25 +70,39 @@ func TestDurableRestartRealClock(t *testing.T) {
 	}
 }
 
-// With -data-every, a kill -9 loses at most the last interval: a queue and
-// a message acknowledged well before the kill are there after a restart on
-// the same directory, whose lock the dead process let go.
-func TestDurableKillWithDataEveryRealClock(t *testing.T) {
+// Acknowledged means durable: a kill -9 right after the answers loses
+// nothing they acknowledged, a queue created, a message sent, another
+// deleted, an attribute set; a restart on the same directory, whose lock
+// the dead process let go, finds them so.
+func TestDurableKillRealClock(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	ctx := context.Background()
-	p := startProcess(t, "-data", dir, "-data-every", "50ms")
+	p := startProcess(t, "-data", dir)
 	c := sqs.New(sqs.Options{Region: "us-east-1", BaseEndpoint: aws.String(p.url), Credentials: aws.AnonymousCredentials{}})
 	q, err := c.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("orders")})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: q.QueueUrl, MessageBody: aws.String("deleted")}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: q.QueueUrl, WaitTimeSeconds: 5})
+	if err != nil || len(got.Messages) != 1 {
+		t.Fatalf("receive: %+v, %v", got, err)
+	}
+	if _, err := c.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: q.QueueUrl, ReceiptHandle: got.Messages[0].ReceiptHandle}); err != nil {
 		t.Fatal(err)
 	}
 	sent, err := c.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: q.QueueUrl, MessageBody: aws.String("kept")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond) // ten intervals: saved, whatever the load
-	if err := p.cmd.Process.Kill(); err != nil {
+	if _, err := c.SetQueueAttributes(ctx, &sqs.SetQueueAttributesInput{QueueUrl: q.QueueUrl,
+		Attributes: map[string]string{"VisibilityTimeout": "600"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Process.Kill(); err != nil { // at once: no time to save anything
 		t.Fatal(err)
 	}
 	if code, _ := p.waitExit(t, time.Now()); code == 0 {
@@ -96,8 +110,17 @@ func TestDurableKillWithDataEveryRealClock(t *testing.T) {
 	}
 
 	s := start(t, "-data", dir)
-	got, err := s.client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(s.url + "/000000000000/orders")})
-	if err != nil || len(got.Messages) != 1 || *got.Messages[0].MessageId != *sent.MessageId {
-		t.Fatalf("after kill -9 and a restart: %+v, %v; want the message %s", got, err, *sent.MessageId)
+	url := aws.String(s.url + "/000000000000/orders")
+	attrs, err := s.client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: url, AttributeNames: []types.QueueAttributeName{"All"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := attrs.Attributes["VisibilityTimeout"]; v != "600" {
+		t.Errorf("VisibilityTimeout = %s after kill -9; want 600, as acknowledged", v)
+	}
+	left := *sent.MessageId
+	all, err := s.client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 3})
+	if err != nil || len(all.Messages) != 1 || *all.Messages[0].MessageId != left {
+		t.Fatalf("after kill -9 and a restart: %+v, %v; want only the message %s (the other was deleted)", all, err, left)
 	}
 }

@@ -165,7 +165,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer b.Close()
-	defer data.close() // after a graceful shutdown saved the state; idempotent
+	defer data.close() // after a graceful shutdown wrote the last changes; idempotent
 	k.b = b
 	if o.config != "" {
 		// Before any log line: a bad file is the one line main prints.
@@ -175,13 +175,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		log.Info("created queues", "config", o.config, "queues", n)
 	}
+	if err := data.sync(ctx); err != nil {
+		return err
+	}
 	if sw != (switches{}) {
 		log.Info("non-default behaviour", "stale-delete-removes", sw.staleDeleteRemoves, "strict-not-inflight", sw.strictNotInflight)
 	}
 
 	drain, drained := context.WithCancel(context.Background())
 	defer drained()
-	opts := []sqshttp.Option{sqshttp.WithDrain(drain), sqshttp.WithLogger(log), sqshttp.WithInterceptor(k.engine)}
+	opts := append([]sqshttp.Option{sqshttp.WithDrain(drain), sqshttp.WithLogger(log), sqshttp.WithInterceptor(k.engine)}, data.commitHook()...)
 	if o.baseURL != "" {
 		opts = append(opts, sqshttp.WithBaseURL(o.baseURL))
 	}
@@ -216,7 +219,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	mem := newMemReleaser()
 	defer mem.stop()
-	var h http.Handler = logRequests(log, mem.wrap(sqshttp.LoopbackOnly(mux, o.allowedHosts()...)))
+	var h http.Handler = logRequests(log, mem.wrap(sqshttp.LoopbackOnly(data.wrapAdmin(mux), o.allowedHosts()...)))
 	var fair *fairness
 	if o.maxConns > 0 {
 		fair = newFairness(log, o.maxConns)
@@ -232,8 +235,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	stopSaving := data.saveEvery(b, o.data.every)
-	defer stopSaving()
 	fmt.Fprintf(stdout, "sqsq serving SQS on http://%s (clock=%s; every region and account, by default region=%s, account=%s); Ctrl-C stops it\n",
 		ln.Addr(), o.clock, o.region, o.accountID)
 
@@ -255,9 +256,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
-	// Every request has ended: the state is whole.
-	stopSaving()
-	return data.saveAndClose(b)
+	// Every request has ended: write what is left.
+	return data.close()
 }
 
 // logRequests logs one line per request, with stable keys: method, path,

@@ -26,7 +26,7 @@ var (
 
 // Version is the format of this package's data. A store records it and
 // refuses data of another version with a clear message.
-const Version = 1
+const Version = 2
 
 // World is one endpoint: every namespace, the move tasks, and the clock.
 type World struct {
@@ -85,12 +85,6 @@ type Queue struct {
 	FIFOSeq uint64
 	// Messages are the stored messages, in send order (Seq).
 	Messages []Message
-	// Free are the slots no message holds, in the order the queue hands
-	// them out again (the last first). With the messages' slots they make
-	// the slot table, 0 to len(Messages)+len(Free)-1, each once: new
-	// messages then get the slots, and so the receipt handles, they would
-	// have got without the restart.
-	Free []uint32
 	// Dedup are a FIFO queue's deduplication windows: by id (ByID) and
 	// by group and id (ByPair, key group + "\x00" + id).
 	DedupByID, DedupByPair []Dedup

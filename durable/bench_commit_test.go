@@ -1,0 +1,95 @@
+package durable
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/sqsq/sqsq"
+)
+
+// BenchmarkCommit is durable mode's cost per call: a send of 1 KiB and a
+// Sync, on 16 goroutines, so that calls share commits as a server's do.
+// On a FIFO queue the deduplication window holds about -window ids (the
+// clock moves so that older ones expire). It reports the disk's bytes per
+// message sent.
+func BenchmarkCommit(b *testing.B) {
+	for _, c := range []struct {
+		name   string
+		fifo   bool
+		window int
+	}{{"standard", false, 0}, {"fifo-window-1k", true, 1000}, {"fifo-window-10k", true, 10000}} {
+		b.Run(c.name, func(b *testing.B) {
+			dir := b.TempDir()
+			s, err := Open(dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			clk := clock.NewMock()
+			clk.Set(time.Unix(1_700_000_000, 0))
+			br := sqsq.NewBroker(sqsq.WithClock(clk), s.Journal())
+			defer br.Close()
+			if err := s.Attach(br); err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			in := sqsq.CreateQueueInput{QueueName: "q"}
+			if c.fifo {
+				in = sqsq.CreateQueueInput{QueueName: "q.fifo", Attributes: sqsq.QueueAttributes{FifoQueue: sqsq.Some(true)}}
+			}
+			q, err := br.CreateQueue(ctx, in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			body := strings.Repeat("x", 1024)
+			var n atomicCounter
+			send := func() {
+				i := n.next()
+				m := sqsq.SendInput{MessageBody: body}
+				if c.fifo {
+					m.MessageGroupId = fmt.Sprint("g", i%16)
+					m.MessageDeduplicationId = fmt.Sprint("d", i)
+					if i%(c.window/300+1) == 0 {
+						clk.Add(time.Second) // 5 min of window ≈ c.window sends
+					}
+				}
+				if _, err := q.Send(ctx, m); err != nil {
+					b.Error(err)
+				}
+			}
+			for range c.window {
+				send()
+			}
+			if err := s.Sync(ctx); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.SetParallelism(8) // 16 goroutines on 2 cores
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					send()
+					if err := s.Sync(ctx); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.StopTimer()
+			b.ReportMetric(float64(fileSize(b, filepath.Join(dir, FileName)))/float64(n.load()), "disk-B/msg")
+		})
+	}
+}
+
+// atomicCounter numbers the sends of the benchmark's goroutines.
+type atomicCounter struct{ v atomic.Int64 }
+
+func (c *atomicCounter) next() int   { return int(c.v.Add(1)) }
+func (c *atomicCounter) load() int64 { return c.v.Load() }

@@ -1,0 +1,259 @@
+package durable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/sqsq/sqsq"
+	"github.com/sqsq/sqsq/internal/state"
+)
+
+// Writing each change (#21, "acknowledged means durable"). A broker made
+// with [Store.Journal] reports every change of its endpoint's state, under
+// the lock of the change, before the call that made it answers (package
+// sqsq's journal.go). The Store queues them; after [Store.Attach] a
+// goroutine, the committer, writes all that are queued in one bbolt
+// transaction, record by record, and starts again with what came in
+// meanwhile: concurrent calls share a commit (group commit), and a commit
+// costs two fsyncs whatever it holds. [Store.Sync] waits for the commit
+// that covers every change reported before it; sqshttp's WithCommit calls
+// it before each answer, so a 200 means on disk.
+
+// Sequence numbers count changes: the n-th change reported has number n.
+
+// committer is a Store's queue of changes and the goroutine that writes
+// them.
+type committer struct {
+	s     *Store
+	every time.Duration // wait between commits (CommitEvery); 0: none
+
+	mu        sync.Mutex
+	pending   []state.Change
+	reported  uint64        // changes reported so far
+	durable   uint64        // changes on disk
+	attempted uint64        // changes the last commit tried to write
+	attempts  uint64        // commits tried
+	err       error         // why the last commit failed; nil after a success
+	done      chan struct{} // closed, and replaced, at the end of each commit
+	wake      chan struct{} // a change to write (buffered, 1)
+	started   bool          // Attach ran
+	closing   bool          // Close ran: report nothing more
+	b         *sqsq.Broker  // for the clock, and to save the whole state again
+	stopped   chan struct{} // the goroutine ended
+}
+
+func newCommitter(s *Store) *committer {
+	return &committer{s: s, every: s.opts.commitEvery, done: make(chan struct{}), wake: make(chan struct{}, 1)}
+}
+
+// CommitEvery makes the Store write the changes it is told of at most
+// once every d, rather than as soon as the previous commit ends. Calls
+// then wait up to d longer in [Store.Sync]; a program that does not wait
+// for Sync (cmd/sqsq -data-sync D) may lose the last d of changes to a
+// crash, but commits less often.
+func CommitEvery(d time.Duration) Option {
+	return optionFunc(func(o *options) { o.commitEvery = max(d, 0) })
+}
+
+// Journal returns the option that makes a broker's endpoint report its
+// changes to s: give it to [sqsq.NewBroker] or [Restore], then call
+// [Store.Attach] with the broker. One Store keeps one endpoint.
+func (s *Store) Journal() sqsq.Option {
+	return state.Journal(s.c.report).(sqsq.Option)
+}
+
+// report queues one change. It runs under the broker's locks, so it only
+// appends.
+func (c *committer) report(ch state.Change) {
+	c.mu.Lock()
+	if c.closing {
+		c.mu.Unlock()
+		return
+	}
+	c.pending = append(c.pending, ch)
+	c.reported++
+	c.mu.Unlock()
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Attach starts writing the changes of b, a broker made with
+// [Store.Journal], to s. If s holds no state yet, Attach first saves the
+// whole of b; if b was restored from s, what s holds is b's state already.
+// Changes reported before Attach are written by its first commit.
+func (s *Store) Attach(b *sqsq.Broker) error {
+	c := s.c
+	c.mu.Lock()
+	if c.started || c.closing {
+		c.mu.Unlock()
+		return errors.New("durable: Attach called twice, or after Close")
+	}
+	c.started, c.b = true, b
+	c.mu.Unlock()
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.db == nil {
+		return ErrClosed
+	}
+	empty, err := s.isEmpty()
+	if err != nil {
+		return err
+	}
+	if empty {
+		w, err := state.Export(b)
+		if err != nil {
+			return fmt.Errorf("durable: %w", err)
+		}
+		if err := s.save(w); err != nil {
+			return err
+		}
+	}
+	if err := s.shape.read(s); err != nil {
+		return damaged(s.path, err)
+	}
+	c.stopped = make(chan struct{})
+	go c.run()
+	return nil
+}
+
+// Sync waits until every change reported before it is on disk, and
+// returns nil; or the error of a commit, begun after Sync was called, that
+// failed to write them (a later commit tries again), [ErrClosed], or ctx's
+// error. Before [Store.Attach] nothing is written, and Sync waits.
+func (s *Store) Sync(ctx context.Context) error {
+	c := s.c
+	c.mu.Lock()
+	want, start := c.reported, c.attempts
+	for c.durable < want {
+		// A failure of before the call is old news: the disk may have
+		// room now, and the retry may succeed.
+		if c.err != nil && c.attempted >= want && c.attempts > start+1 {
+			err := c.err
+			c.mu.Unlock()
+			return err
+		}
+		if c.closing && c.stopped == nil {
+			c.mu.Unlock()
+			return ErrClosed
+		}
+		done := c.done
+		c.mu.Unlock()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		c.mu.Lock()
+	}
+	c.mu.Unlock()
+	return nil
+}
+
+// Checkpoint commits now, even if there is no change to write, and waits
+// for it as [Store.Sync] does: the file then holds the clock's instant as
+// of the call. A virtual clock moved forward changes no record, and would
+// otherwise resume, after a crash, from the instant of the last change.
+func (s *Store) Checkpoint(ctx context.Context) error {
+	s.c.report(state.Change{}) // no record: a commit, stamped with the clock
+	return s.Sync(ctx)
+}
+
+// run is the committer goroutine: it commits while there are changes, and
+// ends when Close has asked it to and nothing is left.
+func (c *committer) run() {
+	defer close(c.stopped)
+	retry := time.Duration(0)
+	for {
+		c.mu.Lock()
+		for len(c.pending) == 0 && !c.closing {
+			c.mu.Unlock()
+			<-c.wake
+			c.mu.Lock()
+		}
+		if len(c.pending) == 0 { // closing, and all written
+			c.mu.Unlock()
+			return
+		}
+		batch, upTo, closing := c.pending, c.reported, c.closing
+		c.pending = nil
+		c.mu.Unlock()
+
+		err := c.s.commit(batch, c.b)
+		c.mu.Lock()
+		c.attempted = upTo
+		c.attempts++
+		if err != nil {
+			// Nothing of the batch is on disk: write it again, with what
+			// came since, at the next commit.
+			c.pending = append(batch, c.pending...)
+			c.err = fmt.Errorf("durable: writing to %s: %w", c.s.path, err)
+		} else {
+			c.durable, c.err = upTo, nil
+		}
+		close(c.done)
+		c.done = make(chan struct{})
+		c.mu.Unlock()
+
+		switch {
+		case err != nil && closing:
+			c.s.log("durable: the last changes could not be written: " + err.Error())
+			return
+		case err != nil:
+			// A full disk does not empty itself at once: back off, up to
+			// a second, rather than fail every call in a tight loop.
+			retry = min(max(2*retry, 10*time.Millisecond), time.Second)
+			c.sleep(retry)
+		default:
+			retry = 0
+			if c.every > 0 {
+				c.sleep(c.every)
+			}
+		}
+	}
+}
+
+// sleep waits d, or until Close.
+func (c *committer) sleep(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			return
+		case <-c.wake:
+			c.mu.Lock()
+			closing := c.closing
+			c.mu.Unlock()
+			if closing {
+				return
+			}
+		}
+	}
+}
+
+// stop makes the committer write what is queued and end, and waits for
+// it. Changes reported after are dropped: the broker outlives the Store.
+func (c *committer) stop() {
+	c.mu.Lock()
+	c.closing = true
+	stopped := c.stopped
+	c.mu.Unlock()
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+	if stopped != nil {
+		<-stopped
+	}
+	c.mu.Lock()
+	c.stopped = nil
+	close(c.done) // wake Syncs: they return ErrClosed, or nil if written
+	c.done = make(chan struct{})
+	c.mu.Unlock()
+}
