@@ -69,7 +69,7 @@ func (a *admin) run(ctx context.Context, e *env) {
 		}
 		e.calls.Add(1)
 		if err != nil {
-			e.errs.Add(1)
+			e.fails.add(err)
 		}
 	}
 }

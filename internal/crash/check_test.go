@@ -227,8 +227,8 @@ func TestLedgerDeleteOutcomes(t *testing.T) {
 	l := newLedger()
 	l.sending("a", qStd, "")
 	l.sent("a", "id-a", "")
-	if l.backlog() != 1 {
-		t.Fatalf("backlog %d, want 1", l.backlog())
+	if l.backlog(qStd) != 1 {
+		t.Fatalf("backlog %d, want 1", l.backlog(qStd))
 	}
 	l.deleted("a", false, true) // failed: unknown
 	if got := l.msgs["a"].del; got != unknown {
@@ -239,8 +239,8 @@ func TestLedgerDeleteOutcomes(t *testing.T) {
 		t.Fatalf("stale delete: %v, want unknown", got)
 	}
 	l.deleted("a", true, true)
-	if got := l.msgs["a"].del; got != acked || l.backlog() != 0 {
-		t.Fatalf("current delete: %v, backlog %d; want acked, 0", got, l.backlog())
+	if got := l.msgs["a"].del; got != acked || l.backlog(qStd) != 0 {
+		t.Fatalf("current delete: %v, backlog %d; want acked, 0", got, l.backlog(qStd))
 	}
 	l.deleted("a", false, false) // a later failure does not undo it
 	if got := l.msgs["a"].del; got != acked {

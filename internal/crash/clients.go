@@ -34,9 +34,11 @@ const (
 	minLeft = 300 * time.Millisecond
 )
 
-// maxBacklog bounds the messages stored, so each check stays fast: past it
-// clients receive and delete rather than send.
-const maxBacklog = 3000
+// maxBacklog bounds the messages stored per queue, so each check stays
+// fast: past it clients receive and delete rather than send there. (FIFO
+// receives drain slowest: a group is locked while a message of it is in
+// flight.)
+const maxBacklog = 1000
 
 // env is what a round's clients share: the server of the round.
 type env struct {
@@ -45,7 +47,8 @@ type env struct {
 	accountPath string // /000000000000, the path of queue URLs before the name
 	l           *ledger
 	dlqArn      string
-	calls, errs *atomic.Int64
+	calls       *atomic.Int64
+	fails       *failures
 }
 
 func (e *env) url(queue string) *string { return aws.String(e.base + e.accountPath + "/" + queue) }
@@ -86,9 +89,12 @@ func (c *client) body() string {
 func (c *client) run(ctx context.Context, e *env) {
 	for ctx.Err() == nil {
 		var err error
-		switch r := c.rng.IntN(100); {
-		case r < 45 && e.l.backlog() < maxBacklog:
-			err = c.send(ctx, e, r)
+		sent, r := false, c.rng.IntN(100)
+		if r < 45 {
+			sent, err = c.send(ctx, e, r)
+		}
+		switch {
+		case sent:
 		case r < 70 || len(c.held) == 0:
 			err = c.receive(ctx, e)
 		case r < 92:
@@ -98,7 +104,7 @@ func (c *client) run(ctx context.Context, e *env) {
 		}
 		e.calls.Add(1)
 		if err != nil {
-			e.errs.Add(1)
+			e.fails.add(err)
 			// The server is going down (or restarting): do not spin on it.
 			select {
 			case <-ctx.Done():
@@ -109,19 +115,26 @@ func (c *client) run(ctx context.Context, e *env) {
 }
 
 // send sends one message or a batch, to the standard queue, the redrive
-// source or the FIFO queue. r picks which.
-func (c *client) send(ctx context.Context, e *env, r int) error {
+// source or the FIFO queue, r picking which, and reports whether it did:
+// not to a queue whose backlog is full.
+func (c *client) send(ctx context.Context, e *env, r int) (bool, error) {
+	queue, group, batch := qStd, "", false
 	switch {
 	case r < 10:
-		return c.sendOne(ctx, e, qStd, "")
 	case r < 18:
-		return c.sendOne(ctx, e, qSrc, "")
+		queue = qSrc
 	case r < 25:
-		return c.sendBatch(ctx, e, []string{qStd, qSrc}[c.rng.IntN(2)], "")
-	case r < 38:
-		return c.sendOne(ctx, e, qFIFO, c.groups[c.rng.IntN(len(c.groups))])
+		queue, batch = []string{qStd, qSrc}[c.rng.IntN(2)], true
 	default:
-		return c.sendBatch(ctx, e, qFIFO, c.groups[c.rng.IntN(len(c.groups))])
+		queue, group, batch = qFIFO, c.groups[c.rng.IntN(len(c.groups))], r >= 38
+	}
+	switch {
+	case e.l.backlog(queue) >= maxBacklog:
+		return false, nil
+	case batch:
+		return true, c.sendBatch(ctx, e, queue, group)
+	default:
+		return true, c.sendOne(ctx, e, queue, group)
 	}
 }
 

@@ -70,7 +70,7 @@ type ledger struct {
 	groupNext map[string]int
 	queues    map[string]*queueRec
 	attrs     map[attrKey]*attrRec
-	live      int // messages sent (acked or unknown) with no acked delete: the backlog
+	live      map[string]int // per queue sent to: messages sent (acked or unknown) with no acked delete
 	// runtime are violations seen while the clients run: a receive that
 	// returned a body never sent, or one whose delete was acknowledged.
 	runtime []violation
@@ -82,6 +82,7 @@ func newLedger() *ledger {
 		groupNext: map[string]int{},
 		queues:    map[string]*queueRec{},
 		attrs:     map[attrKey]*attrRec{},
+		live:      map[string]int{},
 	}
 }
 
@@ -167,7 +168,7 @@ func (l *ledger) sending(body, queue, group string) {
 		l.groupNext[group]++
 	}
 	l.msgs[body] = r
-	l.live++
+	l.live[queue]++
 }
 
 // sent records an acknowledged send.
@@ -189,7 +190,7 @@ func (l *ledger) deleted(body string, ok, current bool) {
 	case r == nil:
 	case ok && current:
 		if r.del != acked {
-			l.live--
+			l.live[r.queue]--
 		}
 		r.del = acked
 	case r.del == notTried:
@@ -211,11 +212,12 @@ func (l *ledger) received(queue, body, id string) {
 	}
 }
 
-// backlog is the number of messages sent and not surely deleted.
-func (l *ledger) backlog() int {
+// backlog is the number of messages sent to queue (and perhaps
+// dead-lettered since) and not surely deleted.
+func (l *ledger) backlog(queue string) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.live
+	return l.live[queue]
 }
 
 // totals counts the ledger's outcomes, for the summary.

@@ -37,7 +37,8 @@ type driver struct {
 	dlqArn      string
 	clients     []*client
 	admin       *admin
-	calls, errs atomic.Int64
+	calls       atomic.Int64
+	fails       failures
 }
 
 // The moment of the kill, from the start of a round's traffic.
@@ -140,7 +141,10 @@ func (d *driver) run(ctx context.Context) (*result, error) {
 	}
 	res.duration = time.Since(start)
 	res.totals = d.l.totals()
-	res.calls, res.errs = d.calls.Load(), d.errs.Load()
+	res.calls, res.errs = d.calls.Load(), d.fails.total()
+	if d.cfg.verbose {
+		fmt.Fprintf(d.errw, "failed calls: %v\n", &d.fails)
+	}
 	return res, nil
 }
 
@@ -236,7 +240,7 @@ func (d *driver) setup(ctx context.Context) error {
 // outcome unknown), restarts it on the same data and checks.
 func (d *driver) round(ctx context.Context, wait time.Duration) (roundTiming, checkReport, error) {
 	var t roundTiming
-	e := &env{sqs: d.sqs, base: d.srv.url, accountPath: d.accountPath, l: d.l, dlqArn: d.dlqArn, calls: &d.calls, errs: &d.errs}
+	e := &env{sqs: d.sqs, base: d.srv.url, accountPath: d.accountPath, l: d.l, dlqArn: d.dlqArn, calls: &d.calls, fails: &d.fails}
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
