@@ -165,14 +165,18 @@ func (r *result) details(w io.Writer) {
 		return
 	}
 	shown := map[string]int{}
+	var kinds []string // in the order first seen
 	var b strings.Builder
 	for _, v := range r.violations {
+		if shown[v.kind] == 0 {
+			kinds = append(kinds, v.kind)
+		}
 		if shown[v.kind]++; shown[v.kind] <= maxReportedPerKind {
 			fmt.Fprintf(&b, "  %s\n", v)
 		}
 	}
-	for kind, n := range shown {
-		if n > maxReportedPerKind {
+	for _, kind := range kinds {
+		if n := shown[kind]; n > maxReportedPerKind {
 			fmt.Fprintf(&b, "  … and %d more of %s\n", n-maxReportedPerKind, kind)
 		}
 	}
