@@ -87,22 +87,9 @@ func (l *ledger) check(s *snapshot) checkReport {
 
 	// Where each body is: queue and message, and that no id or body is
 	// stored twice (no call is retried, so no body may be).
-	where := map[string]place{}
-	ids := map[string]string{}
+	where := locate(s, &r)
 	for _, qn := range sortedKeys(s.queues) {
-		q := s.queues[qn]
-		for _, m := range q.msgs {
-			if other, ok := ids[m.id]; ok {
-				r.add(kindDuplicateID, "%s in %s and in %s", m.id, other, qn)
-			}
-			ids[m.id] = qn
-			if p, ok := where[m.body]; ok {
-				r.add(kindDuplicateBody, "%q as %s in %s and as %s in %s", m.body, p.m.id, p.queue, m.id, qn)
-				continue
-			}
-			where[m.body] = place{qn, m}
-		}
-		l.checkCounts(&r, qn, q)
+		l.checkCounts(&r, qn, s.queues[qn])
 	}
 
 	for _, body := range sortedKeys(where) {
@@ -149,7 +136,7 @@ func (l *ledger) check(s *snapshot) checkReport {
 			if !present {
 				r.add(kindLost, "%q sent to %s (id %s)", body, rec.queue, rec.id)
 			}
-		default:
+		case rec.send == unknown || rec.del == unknown:
 			r.unknowns++
 		}
 	}
@@ -157,6 +144,88 @@ func (l *ledger) check(s *snapshot) checkReport {
 	l.checkFIFO(&r, where)
 	l.checkQueues(&r, s)
 	return r
+}
+
+// locate finds where each body is stored, reporting an id or a body
+// stored twice to r, if not nil.
+func locate(s *snapshot, r *checkReport) map[string]place {
+	where := map[string]place{}
+	ids := map[string]string{}
+	for _, qn := range sortedKeys(s.queues) {
+		for _, m := range s.queues[qn].msgs {
+			if other, ok := ids[m.id]; ok && r != nil {
+				r.add(kindDuplicateID, "%s in %s and in %s", m.id, other, qn)
+			}
+			ids[m.id] = qn
+			if p, ok := where[m.body]; ok {
+				if r != nil {
+					r.add(kindDuplicateBody, "%q as %s in %s and as %s in %s", m.body, p.m.id, p.queue, m.id, qn)
+				}
+				continue
+			}
+			where[m.body] = place{qn, m}
+		}
+	}
+	return where
+}
+
+// resolve settles every unknown outcome as snapshot s, which passed the
+// check, shows it: the calls cut off by the kill are over, so a message
+// an unknown send stored must stay until deleted, one it did not store
+// must never appear, and so on. It recounts the backlogs from s.
+func (l *ledger) resolve(s *snapshot) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	where := locate(s, nil)
+	clear(l.live)
+	for body, rec := range l.msgs {
+		p, present := where[body]
+		if rec.send == unknown {
+			if present {
+				rec.send = acked
+				l.calls.sendsStored++
+				rec.id = p.m.id
+				if p.queue == rec.queue {
+					rec.seq = p.m.seq
+				}
+			} else {
+				rec.send, rec.del = notTried, notTried // nothing to delete: it must never appear
+				l.calls.sendsNotStored++
+			}
+		}
+		if rec.del == unknown {
+			if present {
+				rec.del = notTried
+				l.calls.deletesNotDone++
+			} else {
+				rec.del = acked
+				l.calls.deletesDone++
+			}
+		}
+		if present {
+			l.live[rec.queue]++
+		}
+	}
+	for name, q := range l.queues {
+		_, exists := s.queues[name]
+		switch {
+		case q.create == unknown && exists:
+			q.create = acked
+		case q.create == unknown:
+			q.create = notTried // it must never appear
+		}
+		switch {
+		case q.del == unknown && exists:
+			q.del = notTried // it must stay
+		case q.del == unknown:
+			q.del = acked
+		}
+	}
+	for k, a := range l.attrs {
+		if q, ok := s.queues[k.queue]; ok && len(a.pending) > 0 {
+			a.acked, a.pending = q.attrs[k.name], nil
+		}
+	}
 }
 
 // checkCounts compares a queue's ApproximateNumberOfMessages, …NotVisible
@@ -211,7 +280,7 @@ func (l *ledger) checkFIFO(r *checkReport, where map[string]place) {
 // set whose outcome is unknown.
 func (l *ledger) checkQueues(r *checkReport, s *snapshot) {
 	for _, name := range sortedKeys(s.queues) {
-		if l.queues[name] == nil {
+		if q := l.queues[name]; q == nil || q.create == notTried {
 			r.add(kindQueueUnknown, "%s", name)
 		}
 	}

@@ -11,6 +11,10 @@ import (
 // acknowledged call must have taken effect after any crash; a call that
 // failed or was cut off by the kill (outcome unknown) may or may not have.
 // No call is retried, so an unknown outcome never turns into two effects.
+// Once a check after a restart has passed, no call is in flight any more:
+// resolve settles each unknown outcome as the state shows it, and from then
+// on it is held to that as to an acknowledged one (what a restart restored
+// must survive the next crash too).
 //
 // A message is known by its body, unique per run: dead-lettering keeps its
 // MessageId, but a move task back to the source gives it a new one.
@@ -71,6 +75,7 @@ type ledger struct {
 	queues    map[string]*queueRec
 	attrs     map[attrKey]*attrRec
 	live      map[string]int // per queue sent to: messages sent (acked or unknown) with no acked delete
+	calls     totals
 	// runtime are violations seen while the clients run: a receive that
 	// returned a body never sent, or one whose delete was acknowledged.
 	runtime []violation
@@ -99,6 +104,7 @@ func (l *ledger) creatingQueue(name string, attrs map[string]string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.queues[name] = &queueRec{stable: true, create: unknown}
+	l.calls.queueOps++
 	for k, v := range attrs {
 		l.attrs[attrKey{name, k}] = &attrRec{acked: v}
 	}
@@ -108,6 +114,7 @@ func (l *ledger) createdQueue(name string, ok bool) {
 	if ok {
 		l.mu.Lock()
 		l.queues[name].create = acked
+		l.calls.queueOpsAcked++
 		l.mu.Unlock()
 	}
 }
@@ -120,12 +127,14 @@ func (l *ledger) deletingQueue(name string) {
 	if q := l.queues[name]; q.del != acked {
 		q.del = unknown
 	}
+	l.calls.queueOps++
 }
 
 func (l *ledger) deletedQueue(name string, ok bool) {
 	if ok {
 		l.mu.Lock()
 		l.queues[name].del = acked
+		l.calls.queueOpsAcked++
 		l.mu.Unlock()
 	}
 }
@@ -143,6 +152,7 @@ func (l *ledger) settingAttr(queue, name, value string) {
 	defer l.mu.Unlock()
 	a := l.attrs[attrKey{queue, name}]
 	a.pending = append(a.pending, value)
+	l.calls.attrSets++
 }
 
 // setAttr records the answer of the set of value: acknowledged, it is the
@@ -155,6 +165,7 @@ func (l *ledger) setAttr(queue, name, value string, ok bool) {
 	defer l.mu.Unlock()
 	a := l.attrs[attrKey{queue, name}]
 	a.acked, a.pending = value, nil
+	l.calls.attrSetsAcked++
 }
 
 // sending records a message about to be sent; its outcome is unknown until
@@ -169,6 +180,7 @@ func (l *ledger) sending(body, queue, group string) {
 	}
 	l.msgs[body] = r
 	l.live[queue]++
+	l.calls.sends++
 }
 
 // sent records an acknowledged send.
@@ -177,6 +189,7 @@ func (l *ledger) sent(body, id, seq string) {
 	defer l.mu.Unlock()
 	r := l.msgs[body]
 	r.send, r.id, r.seq = acked, id, seq
+	l.calls.sendsAcked++
 }
 
 // deleted records a delete that answered (ok) or not. Only one that
@@ -186,9 +199,13 @@ func (l *ledger) deleted(body string, ok, current bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	r := l.msgs[body]
+	if r == nil {
+		return
+	}
+	l.calls.deletes++
 	switch {
-	case r == nil:
 	case ok && current:
+		l.calls.deletesAcked++
 		if r.del != acked {
 			l.live[r.queue]--
 		}
@@ -207,6 +224,8 @@ func (l *ledger) received(queue, body, id string) {
 	switch {
 	case r == nil:
 		l.runtime = append(l.runtime, violation{kindPhantom, fmt.Sprintf("ReceiveMessage on %s returned %q (id %s), which was never sent", queue, body, id)})
+	case r.send == notTried:
+		l.runtime = append(l.runtime, violation{kindPhantom, fmt.Sprintf("ReceiveMessage on %s returned %q (id %s), whose send a restart showed not stored", queue, body, id)})
 	case r.del == acked:
 		l.runtime = append(l.runtime, violation{kindResurrected, fmt.Sprintf("ReceiveMessage on %s returned %q (id %s), whose delete was acknowledged", queue, body, id)})
 	}
@@ -220,43 +239,17 @@ func (l *ledger) backlog(queue string) int {
 	return l.live[queue]
 }
 
-// totals counts the ledger's outcomes, for the summary.
+// totals counts the calls by outcome (a batch entry, or a message of a
+// batch delete, counts as one), and how the checks settled the unknown
+// ones.
 type totals struct {
-	ackedSends, unknownSends, ackedDeletes, unknownDeletes int
-	ackedQueueOps, unknownQueueOps, attrs, pendingAttrs    int
+	sends, sendsAcked, deletes, deletesAcked                 int
+	queueOps, queueOpsAcked, attrSets, attrSetsAcked         int
+	sendsStored, sendsNotStored, deletesDone, deletesNotDone int
 }
 
 func (l *ledger) totals() totals {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var t totals
-	for _, r := range l.msgs {
-		switch r.send {
-		case acked:
-			t.ackedSends++
-		case unknown:
-			t.unknownSends++
-		}
-		switch r.del {
-		case acked:
-			t.ackedDeletes++
-		case unknown:
-			t.unknownDeletes++
-		}
-	}
-	for _, q := range l.queues {
-		for _, o := range []outcome{q.create, q.del} {
-			switch o {
-			case acked:
-				t.ackedQueueOps++
-			case unknown:
-				t.unknownQueueOps++
-			}
-		}
-	}
-	for _, a := range l.attrs {
-		t.attrs++
-		t.pendingAttrs += len(a.pending)
-	}
-	return t
+	return l.calls
 }

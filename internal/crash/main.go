@@ -152,10 +152,12 @@ func (r *result) summary() string {
 	}
 	t := r.totals
 	return fmt.Sprintf("crash: %s: %d kills (%s) in %v; checked %d acked sends and %d acked deletes (summed over checks); "+
-		"ledger: %d sends acked, %d unknown; %d deletes acked, %d unknown; queue ops %d acked, %d unknown; attribute sets %d unknown; "+
-		"%d calls, %d failed; %s; -seed %d",
-		verdict, r.kills, how, r.duration.Round(time.Millisecond), r.checked.ackedSends, r.checked.ackedDeletes,
-		t.ackedSends, t.unknownSends, t.ackedDeletes, t.unknownDeletes, t.ackedQueueOps, t.unknownQueueOps, t.pendingAttrs,
+		"sends %d acked, %d unknown (%d found stored, %d not); deletes %d acked, %d unknown (%d found done, %d not); "+
+		"queue ops %d acked, %d unknown; attribute sets %d acked, %d unknown; %d calls, %d failed; %s; -seed %d",
+		verdict, r.kills, how, ms(r.duration), r.checked.ackedSends, r.checked.ackedDeletes,
+		t.sendsAcked, t.sends-t.sendsAcked, t.sendsStored, t.sendsNotStored,
+		t.deletesAcked, t.deletes-t.deletesAcked, t.deletesDone, t.deletesNotDone,
+		t.queueOpsAcked, t.queueOps-t.queueOpsAcked, t.attrSetsAcked, t.attrSets-t.attrSetsAcked,
 		r.calls, r.errs, per, r.cfg.seed)
 }
 

@@ -295,6 +295,7 @@ func (d *driver) check(ctx context.Context) (checkReport, error) {
 		}
 		rep = d.l.check(snap)
 		if len(rep.violations) == 0 {
+			d.l.resolve(snap)
 			break
 		}
 	}
