@@ -109,7 +109,7 @@ func (l *ledger) check(s *snapshot) checkReport {
 		switch {
 		case home != nil && p.queue == home.dlq:
 			r.deadLettered++
-		case rec.send == acked && p.m.id != rec.id:
+		case home != nil && !home.stable && rec.send == acked && p.m.id != rec.id:
 			r.movedBack++
 		}
 		if rec.del == acked {

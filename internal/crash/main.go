@@ -53,9 +53,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&c.kills, "kills", 50, "rounds, each ended by a kill and checked after the restart")
 	fs.IntVar(&c.minKills, "min-kills", 10, "fail if -max-duration ends the run before this many kills (or -kills, if fewer)")
 	fs.IntVar(&c.clients, "clients", 8, "concurrent clients sending, receiving and deleting (plus one changing queues)")
-	fs.DurationVar(&c.maxDuration, "max-duration", 4*time.Minute, "stop after the round under way at this point (the build of cmd/sqsq not counted)")
+	fs.DurationVar(&c.maxDuration, "max-duration", 4*time.Minute, "start no round that would end after this (the build of cmd/sqsq not counted); then stop, passing if -min-kills were done")
 	fs.DurationVar(&c.dataEvery, "data-every", 0, "pass -data-every to the server (0: do not)")
-	fs.Uint64Var(&c.seed, "seed", 0, "seed of the kill times and the clients' choices (0: from the clock; printed, to replay)")
+	fs.Uint64Var(&c.seed, "seed", 0, "seed of the kill times and the clients' choices (0: from the clock; printed, to replay them:\n"+
+		"the interleaving of the calls still varies)")
 	fs.BoolVar(&c.graceful, "graceful", false, "stop the server with SIGTERM (it saves everything) instead of SIGKILL")
 	fs.BoolVar(&c.verbose, "v", false, "print each round to stderr")
 	fs.BoolVar(&c.keep, "keep", false, "keep the data directory (it is kept anyway when a check fails)")
