@@ -64,6 +64,7 @@ func (q *Queue) replayAttempt(id string, now int64) ([]Message, bool) {
 		r.gen = m.gen
 		out[i] = q.view(m, &in)
 	}
+	q.f.attempts.note(id) // changed in place
 	q.compact()
 	return out, true
 }

@@ -18,13 +18,33 @@ type expiringMap[V any] struct {
 	peak  mapPeak
 	order pq.Queue[string] // keys by expiry, Seq the put; stale when the key was put again or deleted
 	puts  uint64           // puts so far: names each put's order entry
+	// changed lists the keys put, deleted or dropped since the journal
+	// last took them, when track is set (a FIFO queue's windows with a
+	// journal, journal.go): each is a record of its own, so a send writes
+	// one entry, not the whole window.
+	track   bool
+	changed []string
 }
 
 // expiringEntry is a value and the put that set it: the order entry of
 // that put (which holds the expiry) has Seq == put.
 type expiringEntry[V any] struct {
-	put uint64
-	v   V
+	put     uint64
+	v       V
+	expires int64
+}
+
+// note records that key changed, for the journal.
+func (x *expiringMap[V]) note(key string) {
+	if x.track {
+		x.changed = append(x.changed, key)
+	}
+}
+
+// lookup returns key's entry and its expiry.
+func (x *expiringMap[V]) lookup(key string) (V, int64, bool) {
+	e, ok := x.m[key]
+	return e.v, e.expires, ok
 }
 
 func (x *expiringMap[V]) len() int { return len(x.m) }
@@ -40,7 +60,8 @@ func (x *expiringMap[V]) put(key string, v V, expires int64) {
 		x.m = map[string]expiringEntry[V]{}
 	}
 	x.puts++
-	x.m[key] = expiringEntry[V]{x.puts, v}
+	x.m[key] = expiringEntry[V]{x.puts, v, expires}
+	x.note(key)
 	x.peak.grew(len(x.m))
 	x.order.Push(pq.Entry[string]{Key: expires, Seq: x.puts, Val: key})
 	x.compactOrder()
@@ -48,6 +69,7 @@ func (x *expiringMap[V]) put(key string, v V, expires int64) {
 
 func (x *expiringMap[V]) delete(key string) {
 	delete(x.m, key)
+	x.note(key)
 	x.m = shrinkMap(x.m, &x.peak)
 	x.compactOrder()
 }
@@ -78,6 +100,7 @@ func (x *expiringMap[V]) expire(now int64) {
 		x.order.Pop()
 		if x.live(e) {
 			delete(x.m, e.Val)
+			x.note(e.Val)
 			dropped = true
 		}
 	}
@@ -100,6 +123,7 @@ func (x *expiringMap[V]) limit(n int) {
 		}
 		if x.live(e) {
 			delete(x.m, e.Val)
+			x.note(e.Val)
 		}
 	}
 	x.m = shrinkMap(x.m, &x.peak)
@@ -107,6 +131,9 @@ func (x *expiringMap[V]) limit(n int) {
 
 // reset forgets every entry and releases the storage.
 func (x *expiringMap[V]) reset() {
+	for k := range x.m {
+		x.note(k)
+	}
 	x.m, x.peak = nil, 0
 	x.order.Reset()
 }

@@ -267,7 +267,7 @@ func (q *Queue) exportState(buf []state.Message) (state.Queue, error) {
 // exportHeader copies the queue without its messages: what a journal's
 // QueuePut holds. Caller holds q.mu.
 func (q *Queue) exportHeader() state.Queue {
-	return q.header(q.exportAttributes(), exportCounters(&q.counters))
+	return q.header(q.exportAttributes(), exportCounters(&q.counters), true)
 }
 
 // exportAttributes returns the queue's settable attributes in wire form.
@@ -281,8 +281,10 @@ func (q *Queue) exportAttributes() map[string]string {
 }
 
 // header is exportHeader with the attributes and counters given, so that
-// the journal can pass the maps it keeps. Caller holds q.mu.
-func (q *Queue) header(attrs map[string]string, counters map[string]int64) state.Queue {
+// the journal can pass the maps it keeps, and with a FIFO queue's windows
+// or without them (the journal writes their entries one by one). Caller
+// holds q.mu.
+func (q *Queue) header(attrs map[string]string, counters map[string]int64, windows bool) state.Queue {
 	sq := state.Queue{
 		ID:                q.id,
 		Name:              q.name,
@@ -305,22 +307,27 @@ func (q *Queue) header(attrs map[string]string, counters map[string]int64) state
 	}
 	if q.fifo {
 		sq.FIFOSeq = q.f.seqNum
+	}
+	if q.fifo && windows {
 		sq.DedupByID = exportDedup(&q.f.dedup.byID)
 		sq.DedupByPair = exportDedup(&q.f.dedup.byPair)
 		for _, e := range q.f.attempts.entries() {
-			a := e.v
-			sa := state.Attempt{
-				ID: e.key, Expires: e.expires, Vis: int64(a.vis),
-				SysNames: slices.Clone(a.sysNames), AttrNames: slices.Clone(a.attrNames),
-				Msgs: make([]state.AttemptMsg, len(a.msgs)),
-			}
-			for i, r := range a.msgs {
-				sa.Msgs[i] = state.AttemptMsg{Seq: r.seq, Slot: r.slot, Serial: r.serial, Gen: r.gen}
-			}
-			sq.Attempts = append(sq.Attempts, sa)
+			sq.Attempts = append(sq.Attempts, exportAttempt(e.key, e.v, e.expires))
 		}
 	}
 	return sq
+}
+
+func exportAttempt(id string, a *attempt, expires int64) state.Attempt {
+	sa := state.Attempt{
+		ID: id, Expires: expires, Vis: int64(a.vis),
+		SysNames: slices.Clone(a.sysNames), AttrNames: slices.Clone(a.attrNames),
+		Msgs: make([]state.AttemptMsg, len(a.msgs)),
+	}
+	for i, r := range a.msgs {
+		sa.Msgs[i] = state.AttemptMsg{Seq: r.seq, Slot: r.slot, Serial: r.serial, Gen: r.gen}
+	}
+	return sa
 }
 
 func exportDedup(x *expiringMap[dedupEntry]) []state.Dedup {

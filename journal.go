@@ -106,7 +106,7 @@ func (q *Queue) journalHeader() state.Queue {
 	if q.jcounters == nil || q.counters != q.jcountersOf {
 		q.jcounters, q.jcountersOf = exportCounters(&q.counters), q.counters
 	}
-	return q.header(q.jattrs, q.jcounters)
+	return q.header(q.jattrs, q.jcounters, false)
 }
 
 // touch notes that m changed. Caller holds q.mu.
@@ -126,6 +126,9 @@ func (q *Queue) flushJournal() {
 		q.jdeleted = true
 		clear(q.jdirty)
 		q.jdirty = q.jdirty[:0]
+		if q.fifo {
+			q.f.dedup.byID.changed, q.f.dedup.byPair.changed, q.f.attempts.changed = nil, nil, nil
+		}
 		return
 	}
 	if h := q.journalHeader(); !q.jsent || !reflect.DeepEqual(h, q.jlast) {
@@ -135,6 +138,9 @@ func (q *Queue) flushJournal() {
 		q.jsent, q.jlast = true, h
 		c := h
 		j.emit(state.Change{Kind: state.QueuePut, Account: q.b.cfg.accountID, Region: q.b.cfg.region, QueueID: q.id, Queue: &c})
+	}
+	if q.fifo {
+		q.flushWindows()
 	}
 	if len(q.jdirty) == 0 {
 		return
@@ -166,6 +172,57 @@ func (q *Queue) flushJournal() {
 	}
 	clear(q.jdirty)
 	q.jdirty = q.jdirty[:0]
+}
+
+// flushWindows writes the entries of a FIFO queue's windows that changed,
+// each key once, as it is now. Caller holds q.mu.
+func (q *Queue) flushWindows() {
+	j := q.jr
+	dedup := func(x *expiringMap[dedupEntry], win state.Window) {
+		for _, k := range uniqueKeys(x.changed) {
+			if e, expires, ok := x.lookup(k); ok {
+				j.emit(state.Change{Kind: state.WindowPut, QueueID: q.id, Window: win,
+					Dedup: &state.Dedup{Key: k, MessageID: e.messageID, SeqNum: e.seqNum, Expires: expires}})
+			} else {
+				j.emit(state.Change{Kind: state.WindowDelete, QueueID: q.id, Window: win, Key: k})
+			}
+		}
+		clear(x.changed)
+		x.changed = x.changed[:0]
+	}
+	dedup(&q.f.dedup.byID, state.WindowDedupByID)
+	dedup(&q.f.dedup.byPair, state.WindowDedupByPair)
+	x := &q.f.attempts
+	for _, k := range uniqueKeys(x.changed) {
+		if a, expires, ok := x.lookup(k); ok {
+			sa := exportAttempt(k, a, expires)
+			j.emit(state.Change{Kind: state.WindowPut, QueueID: q.id, Window: state.WindowAttempts, Attempt: &sa})
+		} else {
+			j.emit(state.Change{Kind: state.WindowDelete, QueueID: q.id, Window: state.WindowAttempts, Key: k})
+		}
+	}
+	clear(x.changed)
+	x.changed = x.changed[:0]
+}
+
+// uniqueKeys returns keys without repeats, each where it last appears: a
+// window's order is the order of its puts, so a key put twice is written
+// after the keys put between.
+func uniqueKeys(keys []string) []string {
+	if len(keys) < 2 {
+		return keys
+	}
+	last := make(map[string]int, len(keys))
+	for i, k := range keys {
+		last[k] = i
+	}
+	out := keys[:0:0]
+	for i, k := range keys {
+		if last[k] == i {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // scopeMutex is Broker.mu: its Unlock journals the scope's own state.

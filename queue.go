@@ -150,6 +150,9 @@ func newQueue(b *Broker, id uint64, name string, fifo bool, now time.Time) *Queu
 	q.mu.q, q.jr = q, b.w.jr
 	if fifo {
 		q.f.init()
+		if q.jr != nil { // each entry of a window is a record of the journal's
+			q.f.dedup.byID.track, q.f.dedup.byPair.track, q.f.attempts.track = true, true, true
+		}
 	}
 	return q
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"go.etcd.io/bbolt"
+	bberrors "go.etcd.io/bbolt/errors"
 
 	"github.com/sqsq/sqsq"
 	"github.com/sqsq/sqsq/internal/state"
@@ -28,9 +29,11 @@ type scopeShape struct {
 }
 
 type queueShape struct {
-	q               state.Queue // without its messages; shares maps with the broker's journal
+	q               state.Queue // without its messages and windows; shares maps with the broker's journal
 	account, region string
 	messages        int
+	windows         int    // entries in its windows
+	windowOrder     uint64 // the number of the next window entry
 }
 
 // read builds the shape from the file. Caller holds s.mu.
@@ -44,9 +47,9 @@ func (sh *shape) read(s *Store) error {
 			return errors.New("no state")
 		}
 		*sh = shape{head: headOf(w), scopes: map[string]*scopeShape{}, queues: map[uint64]*queueShape{}}
-		byQueue := make(map[*state.Queue]int, len(jobs))
+		byQueue := make(map[*state.Queue]msgJob, len(jobs))
 		for _, j := range jobs {
-			byQueue[j.q] = j.n
+			byQueue[j.q] = j
 		}
 		for i := range w.Scopes {
 			sc := &w.Scopes[i]
@@ -55,7 +58,9 @@ func (sh *shape) read(s *Store) error {
 			sh.scopes[string(scopeKey(sc.Account, sc.Region))] = ss
 			for j := range sc.Queues {
 				q := &sc.Queues[j]
-				qs := &queueShape{q: *q, account: sc.Account, region: sc.Region, messages: byQueue[q]}
+				j := byQueue[q]
+				qs := &queueShape{q: *q, account: sc.Account, region: sc.Region, messages: j.n, windows: j.windows, windowOrder: j.windowOrder}
+				qs.q.DedupByID, qs.q.DedupByPair, qs.q.Attempts = nil, nil, nil
 				sh.queues[q.ID] = qs
 			}
 		}
@@ -107,7 +112,7 @@ func (m mismatch) Error() string { return string(m) }
 // apply writes batch into tx, and the records of the counts it changed.
 func (sh *shape) apply(tx *bbolt.Tx, batch []state.Change, now int64, writer string) error {
 	var (
-		a       arena
+		a       = arena{size: 16 << 10} // a commit holds a few calls' records
 		scratch enc
 	)
 	record := func(key []byte, fill func(e *enc)) []byte {
@@ -115,9 +120,9 @@ func (sh *shape) apply(tx *bbolt.Tx, batch []state.Change, now int64, writer str
 		fill(&scratch)
 		return sealRecord(key, a.copy(scratch, crcSize))
 	}
-	meta, scopes, queues, messages, tasks := tx.Bucket([]byte(bucketMeta)), tx.Bucket([]byte(bucketScopes)),
-		tx.Bucket([]byte(bucketQueues)), tx.Bucket([]byte(bucketMessages)), tx.Bucket([]byte(bucketTasks))
-	if meta == nil || scopes == nil || queues == nil || messages == nil || tasks == nil {
+	meta, scopes, queues, messages, tasks, windows := tx.Bucket([]byte(bucketMeta)), tx.Bucket([]byte(bucketScopes)),
+		tx.Bucket([]byte(bucketQueues)), tx.Bucket([]byte(bucketMessages)), tx.Bucket([]byte(bucketTasks)), tx.Bucket([]byte(bucketWindows))
+	if meta == nil || scopes == nil || queues == nil || messages == nil || tasks == nil || windows == nil {
 		return mismatch("a bucket is missing")
 	}
 	dirtyQueues := map[uint64]bool{}
@@ -175,7 +180,7 @@ func (sh *shape) apply(tx *bbolt.Tx, batch []state.Change, now int64, writer str
 		case state.QueuePut:
 			if qs := sh.queues[c.QueueID]; qs != nil {
 				qs.q = *c.Queue
-				qs.q.Messages = nil
+				qs.q.Messages, qs.q.DedupByID, qs.q.DedupByPair, qs.q.Attempts = nil, nil, nil, nil
 				dirtyQueues[c.QueueID] = true
 				continue
 			}
@@ -185,7 +190,7 @@ func (sh *shape) apply(tx *bbolt.Tx, batch []state.Change, now int64, writer str
 				return mismatch(fmt.Sprintf("queue %d of unknown scope %s/%s", c.QueueID, c.Account, c.Region))
 			}
 			qs := &queueShape{q: *c.Queue, account: c.Account, region: c.Region}
-			qs.q.Messages = nil
+			qs.q.Messages, qs.q.DedupByID, qs.q.DedupByPair, qs.q.Attempts = nil, nil, nil, nil
 			sh.queues[c.QueueID] = qs
 			ss.queues++
 			dirtyScopes[sk], dirtyQueues[c.QueueID] = true, true
@@ -207,6 +212,9 @@ func (sh *shape) apply(tx *bbolt.Tx, batch []state.Change, now int64, writer str
 				mb = nil
 			}
 			if err := queues.Delete(k); err != nil {
+				return err
+			}
+			if err := windows.DeleteBucket(k); err != nil && !errors.Is(err, bberrors.ErrBucketNotFound) {
 				return err
 			}
 			delete(sh.queues, c.QueueID)
@@ -258,6 +266,46 @@ func (sh *shape) apply(tx *bbolt.Tx, batch []state.Change, now int64, writer str
 				}
 				sh.head.tasks--
 			}
+		case state.WindowPut, state.WindowDelete:
+			qs := sh.queues[c.QueueID]
+			if qs == nil {
+				return mismatch(fmt.Sprintf("window entry of unknown queue %d", c.QueueID))
+			}
+			wb, err := windows.CreateBucketIfNotExists(a.key8(c.QueueID))
+			if err != nil {
+				return err
+			}
+			if c.Kind == state.WindowDelete {
+				if k := windowKey(c.Window, c.Key); wb.Get(k) != nil {
+					if err := wb.Delete(k); err != nil {
+						return err
+					}
+					qs.windows--
+					dirtyQueues[c.QueueID] = true
+				}
+				continue
+			}
+			order := qs.windowOrder
+			qs.windowOrder++
+			dirtyQueues[c.QueueID] = true
+			var k []byte
+			var v []byte
+			switch {
+			case c.Dedup != nil:
+				k = windowKey(c.Window, c.Dedup.Key)
+				v = record(k, func(e *enc) { e.dedup(order, c.Dedup) })
+			case c.Attempt != nil:
+				k = windowKey(c.Window, c.Attempt.ID)
+				v = record(k, func(e *enc) { e.attempt(order, c.Attempt) })
+			default:
+				return fmt.Errorf("window entry of queue %d without a value", c.QueueID)
+			}
+			if wb.Get(k) == nil {
+				qs.windows++
+			}
+			if err := wb.Put(k, v); err != nil {
+				return err
+			}
 		case 0: // Checkpoint's
 		case state.HeaderPut:
 			sh.head.w.NextQueueID, sh.head.w.NextTaskSeq = c.NextQueueID, c.NextTaskSeq
@@ -268,7 +316,9 @@ func (sh *shape) apply(tx *bbolt.Tx, batch []state.Change, now int64, writer str
 	for id := range dirtyQueues {
 		qs := sh.queues[id]
 		k := a.key8(id)
-		if err := queues.Put(k, record(k, func(e *enc) { e.queue(qs.account, qs.region, &qs.q, qs.messages, qs.messages == 0) })); err != nil {
+		if err := queues.Put(k, record(k, func(e *enc) {
+			e.queue(qs.account, qs.region, &qs.q, qs.messages, qs.messages == 0, qs.windows, qs.windowOrder)
+		})); err != nil {
 			return err
 		}
 	}

@@ -29,6 +29,8 @@ import (
 type committer struct {
 	s     *Store
 	every time.Duration // wait between commits (CommitEvery); 0: none
+	// compactEvery is how often to look at the free space (compact.go).
+	compactEvery time.Duration
 
 	mu        sync.Mutex
 	pending   []state.Change
@@ -46,7 +48,7 @@ type committer struct {
 }
 
 func newCommitter(s *Store) *committer {
-	return &committer{s: s, every: s.opts.commitEvery, done: make(chan struct{}), wake: make(chan struct{}, 1)}
+	return &committer{s: s, every: s.opts.commitEvery, compactEvery: compactEvery, done: make(chan struct{}), wake: make(chan struct{}, 1)}
 }
 
 // CommitEvery makes the Store write the changes it is told of at most
@@ -169,6 +171,7 @@ func (s *Store) Checkpoint(ctx context.Context) error {
 func (c *committer) run() {
 	defer close(c.stopped)
 	retry := time.Duration(0)
+	lastLook := time.Now()
 	for {
 		c.mu.Lock()
 		for len(c.pending) == 0 && !c.closing {
@@ -211,6 +214,12 @@ func (c *committer) run() {
 			c.sleep(retry)
 		default:
 			retry = 0
+			if time.Since(lastLook) >= c.compactEvery {
+				lastLook = time.Now()
+				if err := c.s.compactIfMostlyFree(); err != nil {
+					c.s.log("durable: " + err.Error())
+				}
+			}
 			if c.every > 0 {
 				c.sleep(c.every)
 			}

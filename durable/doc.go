@@ -5,12 +5,17 @@
 // v1.4.3), dir/sqsq.db. Since state is an internal package, only this
 // module can use durable.
 //
-// This version saves snapshots: the whole World at a graceful shutdown
-// or on demand, read back at the next start. What changed after the last
-// Save is lost if the process is killed. The layout is made for the next
-// step, writes of each change with group commit: every message is a
-// record of its own, keyed by its queue and Seq, so that a send, a
-// receive or a delete can rewrite one record.
+// It writes each change as it is made. A broker made with
+// [Store.Journal] tells the Store every change of its endpoint's state (a
+// message sent, received, deleted; a queue created or changed; a move
+// task's progress; a FIFO deduplication id remembered), before the call
+// that made it returns. After [Store.Attach] a goroutine writes the
+// changes told so far in one bbolt transaction, record by record, then
+// starts again with those told meanwhile: concurrent calls share a commit
+// (group commit), whose cost is two fsyncs however many calls it holds.
+// [Store.Sync] returns once every change told before it is on disk, so a
+// call followed by Sync survives a crash (kill -9, power loss) an instant
+// later; cmd/sqsq answers each SQS call only then (sqshttp.WithCommit).
 //
 // # Using it
 //
@@ -18,13 +23,26 @@
 //	if err != nil {
 //		return err // ErrInUse, ErrFormat, ErrDamaged: the message says what to do
 //	}
-//	defer store.Close()
+//	defer store.Close() // after the broker's last call: writes what is left
 //	if note := store.Recovered(); note != "" {
 //		log.Print(note)
 //	}
 //	w, err := store.Load() // nil if nothing was saved yet
 //	…
-//	err = store.Save(w) // all of w, in one transaction, or nothing
+//	var b *sqsq.Broker
+//	if w == nil {
+//		b = sqsq.NewBroker(store.Journal())
+//	} else {
+//		b, err = durable.Restore(w, store.Journal())
+//	}
+//	err = store.Attach(b) // saves b whole if the store is new
+//	h := sqshttp.NewHandler(b, sqshttp.WithCommit(store.Sync))
+//
+// In a Go program without HTTP, call Sync after the calls that must be
+// durable. [CommitEvery] commits at most once per interval instead (fewer
+// fsyncs, longer Syncs). [Store.Save] writes a whole World at once, in
+// one transaction or not at all; [Store.Checkpoint] commits even with no
+// change, to record a virtual clock's instant.
 //
 // A Store holds the directory until Close: a second Open, in this process
 // or another, fails at once with [ErrInUse], naming the pid that holds it.
@@ -47,21 +65,31 @@
 //
 //	meta      "format"  the format, 8 bytes big-endian: state.Version. Frozen, so that
 //	                    every version of sqsq can read it before anything else.
-//	          "sqsq"    the Version of the program that saved last (a plain string)
-//	          "world"   Now, NextQueueID, NextTaskSeq, how many scopes and tasks
-//	scopes    index     Account, Region, ReceiptKey, Deleted, how many queues
-//	queues    queue ID  scope index, place in the scope, Name, FIFO, Attributes, Tags,
+//	          "sqsq"    the Version of the program that wrote last (a plain string)
+//	          "world"   Now, NextQueueID, NextTaskSeq, the root scope's Account and
+//	                    Region, how many scopes and tasks
+//	scopes    account NUL region
+//	                    Account, Region, ReceiptKey, Deleted, how many queues
+//	queues    queue ID  its scope's Account and Region, Name, FIFO, Attributes, Tags,
 //	                    Created, Modified, Purged, WasPurged, Seq, FIFOSeq, how many
-//	                    messages, DedupByID, DedupByPair, Attempts,
-//	                    DeadLetterSources, Counters
+//	                    messages, how many window entries, the number of the next
+//	                    window entry, DeadLetterSources, Counters
 //	messages  queue ID  a bucket per queue, keyed by Seq:
 //	                    ID, Body, SentAt, Attributes, SystemAttributes, GroupID,
 //	                    DedupID, SequenceNumber, DeadLetterSource, Slot, State,
 //	                    Serial, Gen, ReceiveCount, and EnqueuedAt, VisibleAt,
 //	                    AvailableSince, FirstReceiveAt, ReceivedAt (8 bytes each)
-//	tasks     index     the Task's fields, in order
+//	windows   queue ID  a bucket per FIFO queue with entries, keyed by the window
+//	                    (1 DedupByID, 2 DedupByPair, 3 Attempts) and the entry's key:
+//	                    its number, then the Dedup's or the Attempt's fields
+//	tasks     Seq       the Task's fields, in order
 //
-// An index is a place in World.Scopes or World.Tasks.
+// The root scope (World.Scopes[0], the broker's own namespace) comes
+// first; the others follow in key order, a scope's queues in ID order, a
+// window's entries in the order of their numbers, which is the order they
+// were put in. Every change is one record: a send or a delete rewrites a
+// message and its queue's record (a few hundred bytes: the windows are
+// apart, so a FIFO send writes one deduplication entry, not the window).
 //
 // Records are written by hand, not with gob or JSON: counts and unsigned
 // numbers as uvarints, signed ones as zigzag varints, strings as a length
@@ -89,20 +117,27 @@
 // Open moves a damaged file aside and starts empty; [Store.Recovered]
 // says so.
 //
-// Crash during Save. bbolt writes the new pages elsewhere in the file,
-// syncs them, then writes one of its two meta pages (alternately) and
-// syncs again. A crash before that write leaves the previous Save; a
-// crash during it leaves that meta page torn, and bbolt, and Open, use
-// the other one: the previous Save again. Open then says, through
-// [Store.Recovered], that one meta page was invalid. (A flipped bit in
-// the newest meta page looks the same, and loses the last Save.)
+// Crash during a commit or a Save. bbolt writes the new pages elsewhere
+// in the file, syncs them, then writes one of its two meta pages
+// (alternately) and syncs again. A crash before that write leaves the
+// previous commit; a crash during it leaves that meta page torn, and
+// bbolt, and Open, use the other one: the previous commit again. Open
+// then says, through [Store.Recovered], that one meta page was invalid.
+// Neither loses an acknowledged call: its Sync had not returned. (A
+// flipped bit in the newest meta page looks the same, and loses the last
+// commit.) internal/crash kills cmd/sqsq at random moments and checks
+// every acknowledged call after the restart.
 //
-// Disk full. A Save that cannot write returns the error ("durable: save
-// to dir/sqsq.db: …: no space left on device"); bbolt rolls the
-// transaction back, the previous state stays in the file, and the Store
-// goes on working. TestDiskFull shows it with a file size limit. If the
-// final sync of a commit fails, bbolt returns the error but the new state
-// may be on disk.
+// Disk full. A commit or a Save that cannot write returns the error
+// ("durable: writing to dir/sqsq.db: …: no space left on device"); bbolt
+// rolls the transaction back, the previous state stays in the file, and
+// the Store goes on working. Sync fails for the calls whose changes were
+// in the failed commit (cmd/sqsq answers them 500 InternalFailure); the
+// changes stay queued, and a later commit, retried with a growing pause
+// up to a second, writes them once there is room. TestDiskFull and
+// TestDiskFullCommit show it with a file size limit. If the final sync of
+// a commit fails, bbolt returns the error but the new state may be on
+// disk.
 //
 // Another format. A file of another format fails Open with [ErrFormat]
 // ("dir/sqsq.db is format 2; this sqsq reads format 1: use sqsq v2.0.0,
@@ -114,7 +149,8 @@
 // bbolt never shrinks its file, and a Save writes the new state beside
 // the old, which is free only once the new one is committed: a store
 // saved again and again takes twice the size of its state, plus up to
-// 16 MiB that bbolt allocates ahead. [Store.Compact] copies the live
+// 16 MiB that bbolt allocates ahead. Commits free and reuse pages as they
+// go; messages deleted leave their pages free. [Store.Compact] copies the live
 // records to a new file and renames it over the old one, under the lock;
 // Open does the same when more than two thirds of the file are free.
 //

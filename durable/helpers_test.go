@@ -181,8 +181,8 @@ func richWorld() *state.World {
 				Queues: []state.Queue{
 					std, fifo,
 					{ID: 9, Name: "nil-messages"},
-					{ID: 10, Name: "empty-messages", Messages: []state.Message{}, Attributes: map[string]string{}, Counters: map[string]int64{},
-						DedupByID: []state.Dedup{}, DedupByPair: []state.Dedup{}, Attempts: []state.Attempt{}},
+					{ID: 10, Name: "empty-messages", Messages: []state.Message{}, Attributes: map[string]string{}, Counters: map[string]int64{}}, // An empty window is nil: its entries are records of their own.
+
 				},
 				Deleted: []state.Expiring{{Key: "gone", Expires: 1_700_000_060_000_000_000}, {Key: "", Expires: -1}},
 			},

@@ -2,9 +2,11 @@ package durable
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 
 	"go.etcd.io/bbolt"
 
@@ -72,10 +74,12 @@ func decodeRecord(path []string, k, v []byte, fn func(*dec)) error {
 // msgJob is a queue whose messages readWorld left to read: n of them,
 // in the bucket messages/<key>.
 type msgJob struct {
-	q     *state.Queue
-	key   []byte
-	n     int
-	isNil bool
+	q           *state.Queue
+	key         []byte
+	n           int
+	isNil       bool
+	windows     int    // the queue record's count of window entries
+	windowOrder uint64 // the queue record's: above every window entry's order
 }
 
 // readWorld reads the World in tx but the messages, and returns the
@@ -88,7 +92,7 @@ func readWorld(tx *bbolt.Tx) (*state.World, []msgJob, error) {
 	k := []byte(keyWorld)
 	v := meta.Get(k)
 	if v == nil {
-		for _, name := range []string{bucketScopes, bucketQueues, bucketMessages, bucketTasks} {
+		for _, name := range []string{bucketScopes, bucketQueues, bucketMessages, bucketTasks, bucketWindows} {
 			if tx.Bucket([]byte(name)) != nil {
 				return nil, nil, fmt.Errorf("no meta/world record, but a %s bucket", name)
 			}
@@ -100,13 +104,13 @@ func readWorld(tx *bbolt.Tx) (*state.World, []msgJob, error) {
 		return nil, nil, err
 	}
 	w := &h.w
-	var b [4]*bbolt.Bucket
-	for i, name := range []string{bucketScopes, bucketQueues, bucketMessages, bucketTasks} {
+	var b [5]*bbolt.Bucket
+	for i, name := range []string{bucketScopes, bucketQueues, bucketMessages, bucketTasks, bucketWindows} {
 		if b[i] = tx.Bucket([]byte(name)); b[i] == nil {
 			return nil, nil, fmt.Errorf("no %s bucket", name)
 		}
 	}
-	scopes, queues, messages, tasks := b[0], b[1], b[2], b[3]
+	scopes, queues, messages, tasks, windows := b[0], b[1], b[2], b[3], b[4]
 
 	// Counts size slices only up to a bound: they are checked against
 	// the records, not trusted.
@@ -187,7 +191,18 @@ func readWorld(tx *bbolt.Tx) (*state.World, []msgJob, error) {
 		sc.Queues = make([]state.Queue, len(qs))
 		for j := range qs {
 			sc.Queues[j] = qs[j].q
-			jobs = append(jobs, msgJob{q: &sc.Queues[j], key: keys[i][j], n: qs[j].messages, isNil: qs[j].messagesNil})
+			jobs = append(jobs, msgJob{q: &sc.Queues[j], key: keys[i][j], n: qs[j].messages, isNil: qs[j].messagesNil, windows: qs[j].windows, windowOrder: qs[j].windowOrder})
+		}
+	}
+	for _, j := range jobs {
+		if err := readWindows(windows, j); err != nil {
+			return nil, nil, err
+		}
+	}
+	c = windows.Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		if queues.Get(k) == nil {
+			return nil, nil, fmt.Errorf("bucket %s: no such queue", recordName([]string{bucketWindows}, k))
 		}
 	}
 	// A message bucket without its queue would be lost silently.
@@ -220,6 +235,72 @@ func readWorld(tx *bbolt.Tx) (*state.World, []msgJob, error) {
 		return nil, nil, fmt.Errorf("meta/world counts %d tasks; the tasks bucket has %d", h.tasks, len(w.Tasks))
 	}
 	return w, jobs, nil
+}
+
+// readWindows reads the entries of j's windows into j.q, each window in
+// the order of its entries' numbers.
+func readWindows(windows *bbolt.Bucket, j msgJob) error {
+	wb := windows.Bucket(j.key)
+	if wb == nil {
+		if j.windows != 0 {
+			return fmt.Errorf("queue %s counts %d window entries; it has no bucket %s", keyString(j.key), j.windows, recordName([]string{bucketWindows}, j.key))
+		}
+		return nil
+	}
+	path := []string{bucketWindows, string(j.key)}
+	type ordered[T any] struct {
+		order uint64
+		v     T
+	}
+	var byID, byPair []ordered[state.Dedup]
+	var attempts []ordered[state.Attempt]
+	c := wb.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if len(k) == 0 {
+			return fmt.Errorf("record %s: an empty key", recordName(path, k))
+		}
+		key := string(k[1:])
+		var err error
+		var order uint64
+		switch state.Window(k[0]) {
+		case state.WindowDedupByID, state.WindowDedupByPair:
+			var d state.Dedup
+			err = decodeRecord(path, k, v, func(dc *dec) { order, d = dc.dedup(key) })
+			if state.Window(k[0]) == state.WindowDedupByID {
+				byID = append(byID, ordered[state.Dedup]{order, d})
+			} else {
+				byPair = append(byPair, ordered[state.Dedup]{order, d})
+			}
+		case state.WindowAttempts:
+			var a state.Attempt
+			err = decodeRecord(path, k, v, func(dc *dec) { order, a = dc.attempt(key) })
+			attempts = append(attempts, ordered[state.Attempt]{order, a})
+		default:
+			return fmt.Errorf("record %s: unknown window %d", recordName(path, k), k[0])
+		}
+		if err != nil {
+			return err
+		}
+		if order >= j.windowOrder {
+			return fmt.Errorf("record %s: number %d; queue %s numbers its entries below %d", recordName(path, k), order, keyString(j.key), j.windowOrder)
+		}
+	}
+	if n := len(byID) + len(byPair) + len(attempts); n != j.windows {
+		return fmt.Errorf("queue %s counts %d window entries; its bucket %s holds %d", keyString(j.key), j.windows, recordName([]string{bucketWindows}, j.key), n)
+	}
+	slices.SortFunc(byID, func(a, b ordered[state.Dedup]) int { return cmp.Compare(a.order, b.order) })
+	slices.SortFunc(byPair, func(a, b ordered[state.Dedup]) int { return cmp.Compare(a.order, b.order) })
+	slices.SortFunc(attempts, func(a, b ordered[state.Attempt]) int { return cmp.Compare(a.order, b.order) })
+	for _, x := range byID {
+		j.q.DedupByID = append(j.q.DedupByID, x.v)
+	}
+	for _, x := range byPair {
+		j.q.DedupByPair = append(j.q.DedupByPair, x.v)
+	}
+	for _, x := range attempts {
+		j.q.Attempts = append(j.q.Attempts, x.v)
+	}
+	return nil
 }
 
 // checkCounts checks that each queue's bucket holds the messages its

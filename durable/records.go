@@ -54,6 +54,17 @@ func (d *dec) world() worldHead {
 	return h
 }
 
+// counted0 reads a plain count (not plus one) of records stored
+// elsewhere.
+func (d *dec) counted0() (int, bool) {
+	v := d.uvarint()
+	if v > 1<<40 {
+		d.fail(errors.New("implausible count"))
+		return 0, false
+	}
+	return int(v), true
+}
+
 // counted reads a count written by [enc.length] for records stored
 // elsewhere (so not bounded by this record's size).
 func (d *dec) counted() (int, bool) {
@@ -101,7 +112,7 @@ func (d *dec) scope() (s state.Scope, queues int, queuesNil bool) {
 // queue is queues/<id>: the queue without its messages, which live in the
 // bucket messages/<id>, and how many they are. It names its scope; a
 // scope's queues are in ID order.
-func (e *enc) queue(account, region string, q *state.Queue, messages int, messagesNil bool) {
+func (e *enc) queue(account, region string, q *state.Queue, messages int, messagesNil bool, windows int, windowOrder uint64) {
 	e.str(account)
 	e.str(region)
 	e.str(q.Name)
@@ -115,24 +126,8 @@ func (e *enc) queue(account, region string, q *state.Queue, messages int, messag
 	e.uvarint(q.Seq)
 	e.uvarint(q.FIFOSeq)
 	e.length(messages, messagesNil)
-	e.dedups(q.DedupByID)
-	e.dedups(q.DedupByPair)
-	e.length(len(q.Attempts), q.Attempts == nil)
-	for i := range q.Attempts {
-		a := &q.Attempts[i]
-		e.str(a.ID)
-		e.varint(a.Expires)
-		e.varint(a.Vis)
-		e.strs(a.SysNames)
-		e.strs(a.AttrNames)
-		e.length(len(a.Msgs), a.Msgs == nil)
-		for _, m := range a.Msgs {
-			e.uvarint(m.Seq)
-			e.uvarint(uint64(m.Slot))
-			e.uvarint(uint64(m.Serial))
-			e.uvarint(uint64(m.Gen))
-		}
-	}
+	e.uvarint(uint64(windows))
+	e.uvarint(windowOrder)
 	e.strs(q.DeadLetterSources)
 	e.intMap(q.Counters)
 }
@@ -142,6 +137,8 @@ type queueHead struct {
 	account, region string
 	messages        int
 	messagesNil     bool
+	windows         int    // the entries of its windows
+	windowOrder     uint64 // the order of the next window entry (see window)
 }
 
 func (d *dec) queue(id uint64) queueHead {
@@ -161,51 +158,59 @@ func (d *dec) queue(id uint64) queueHead {
 	q.Seq = d.uvarint()
 	q.FIFOSeq = d.uvarint()
 	h.messages, h.messagesNil = d.counted()
-	q.DedupByID = d.dedups()
-	q.DedupByPair = d.dedups()
-	if n, isNil := d.length(); !isNil {
-		q.Attempts = make([]state.Attempt, n)
-		for i := range q.Attempts {
-			a := &q.Attempts[i]
-			a.ID = d.str()
-			a.Expires = d.varint()
-			a.Vis = d.varint()
-			a.SysNames = d.strs()
-			a.AttrNames = d.strs()
-			if n, isNil := d.length(); !isNil {
-				a.Msgs = make([]state.AttemptMsg, n)
-				for j := range a.Msgs {
-					a.Msgs[j] = state.AttemptMsg{Seq: d.uvarint(), Slot: d.uint32(), Serial: d.uint32(), Gen: d.uint32()}
-				}
-			}
-		}
-	}
+	h.windows, _ = d.counted0()
+	h.windowOrder = d.uvarint()
 	q.DeadLetterSources = d.strs()
 	q.Counters = d.intMap()
 	return h
 }
 
-func (e *enc) dedups(ds []state.Dedup) {
-	e.length(len(ds), ds == nil)
-	for i := range ds {
-		x := &ds[i]
-		e.str(x.Key)
-		e.str(x.MessageID)
-		e.uvarint(x.SeqNum)
-		e.varint(x.Expires)
+// window is windows/<queue id>/<window byte, key>: an entry of a FIFO
+// queue's deduplication or attempt window (the key holds Dedup.Key or
+// Attempt.ID). order numbers the entries of a queue's windows in the order
+// they were put, which is their order in the World.
+func (e *enc) dedup(order uint64, x *state.Dedup) {
+	e.uvarint(order)
+	e.str(x.MessageID)
+	e.uvarint(x.SeqNum)
+	e.varint(x.Expires)
+}
+
+func (d *dec) dedup(key string) (uint64, state.Dedup) {
+	order := d.uvarint()
+	return order, state.Dedup{Key: key, MessageID: d.str(), SeqNum: d.uvarint(), Expires: d.varint()}
+}
+
+func (e *enc) attempt(order uint64, a *state.Attempt) {
+	e.uvarint(order)
+	e.varint(a.Expires)
+	e.varint(a.Vis)
+	e.strs(a.SysNames)
+	e.strs(a.AttrNames)
+	e.length(len(a.Msgs), a.Msgs == nil)
+	for _, m := range a.Msgs {
+		e.uvarint(m.Seq)
+		e.uvarint(uint64(m.Slot))
+		e.uvarint(uint64(m.Serial))
+		e.uvarint(uint64(m.Gen))
 	}
 }
 
-func (d *dec) dedups() []state.Dedup {
-	n, isNil := d.length()
-	if isNil {
-		return nil
+func (d *dec) attempt(id string) (uint64, state.Attempt) {
+	order := d.uvarint()
+	a := state.Attempt{ID: id, Expires: d.varint(), Vis: d.varint(), SysNames: d.strs(), AttrNames: d.strs()}
+	if n, isNil := d.length(); !isNil {
+		a.Msgs = make([]state.AttemptMsg, n)
+		for j := range a.Msgs {
+			a.Msgs[j] = state.AttemptMsg{Seq: d.uvarint(), Slot: d.uint32(), Serial: d.uint32(), Gen: d.uint32()}
+		}
 	}
-	ds := make([]state.Dedup, n)
-	for i := range ds {
-		ds[i] = state.Dedup{Key: d.str(), MessageID: d.str(), SeqNum: d.uvarint(), Expires: d.varint()}
-	}
-	return ds
+	return order, a
+}
+
+// windowKey is the key of a window entry.
+func windowKey(w state.Window, key string) []byte {
+	return append([]byte{byte(w)}, key...)
 }
 
 // message is messages/<queue id>/<seq>. Seq is the key.

@@ -96,8 +96,8 @@ func writeWorld(tx *bbolt.Tx, w *state.World, writer string) error {
 		return err
 	}
 
-	var b [4]*bbolt.Bucket
-	for i, name := range []string{bucketScopes, bucketQueues, bucketMessages, bucketTasks} {
+	var b [5]*bbolt.Bucket
+	for i, name := range []string{bucketScopes, bucketQueues, bucketMessages, bucketTasks, bucketWindows} {
 		if err := tx.DeleteBucket([]byte(name)); err != nil && !errors.Is(err, bberrors.ErrBucketNotFound) {
 			return err
 		}
@@ -107,7 +107,7 @@ func writeWorld(tx *bbolt.Tx, w *state.World, writer string) error {
 		}
 		b[i].FillPercent = 1 // keys are added in order: fill each page
 	}
-	scopes, queues, messages, tasks := b[0], b[1], b[2], b[3]
+	scopes, queues, messages, tasks, windows := b[0], b[1], b[2], b[3], b[4]
 
 	names := make(map[uint64]string) // queue ID → name, to catch a reused ID
 	for si := range w.Scopes {
@@ -135,8 +135,12 @@ func writeWorld(tx *bbolt.Tx, w *state.World, writer string) error {
 			}
 			names[q.ID] = q.Name
 			k := key8(q.ID)
-			if err := queues.Put(k, record(k, func(e *enc) { e.queue(sc.Account, sc.Region, q, len(q.Messages), q.Messages == nil) })); err != nil {
+			order := uint64(len(q.DedupByID) + len(q.DedupByPair) + len(q.Attempts))
+			if err := queues.Put(k, record(k, func(e *enc) { e.queue(sc.Account, sc.Region, q, len(q.Messages), q.Messages == nil, int(order), order) })); err != nil {
 				return err
+			}
+			if err := writeWindows(windows, k, q, record); err != nil {
+				return fmt.Errorf("queue %q: %w", q.Name, err)
 			}
 			mb, err := messages.CreateBucket(k)
 			if err != nil {
@@ -169,9 +173,50 @@ func writeWorld(tx *bbolt.Tx, w *state.World, writer string) error {
 	return nil
 }
 
+// writeWindows writes the entries of q's windows into windows/<id>,
+// numbered in their order.
+func writeWindows(windows *bbolt.Bucket, id []byte, q *state.Queue, record func([]byte, func(*enc)) []byte) error {
+	if q.DedupByID == nil && q.DedupByPair == nil && q.Attempts == nil {
+		return nil
+	}
+	wb, err := windows.CreateBucket(id)
+	if err != nil {
+		return err
+	}
+	order := uint64(0)
+	put := func(k []byte, fill func(*enc)) error {
+		if wb.Get(k) != nil {
+			return fmt.Errorf("window entry %q twice", k[1:])
+		}
+		order++
+		return wb.Put(k, record(k, fill))
+	}
+	for _, w := range [...]struct {
+		win state.Window
+		ds  []state.Dedup
+	}{{state.WindowDedupByID, q.DedupByID}, {state.WindowDedupByPair, q.DedupByPair}} {
+		for i := range w.ds {
+			d, o := &w.ds[i], order
+			if err := put(windowKey(w.win, d.Key), func(e *enc) { e.dedup(o, d) }); err != nil {
+				return err
+			}
+		}
+	}
+	for i := range q.Attempts {
+		a, o := &q.Attempts[i], order
+		if err := put(windowKey(state.WindowAttempts, a.ID), func(e *enc) { e.attempt(o, a) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // arena hands out byte slices cut from large chunks, so that a Save of a
 // million messages makes a few hundred allocations rather than a million.
-type arena struct{ chunk []byte }
+type arena struct {
+	chunk []byte
+	size  int // of a chunk: arenaChunk if 0
+}
 
 const arenaChunk = 1 << 20
 
@@ -179,10 +224,14 @@ const arenaChunk = 1 << 20
 func (a *arena) copy(b []byte, extra int) []byte {
 	n := len(b) + extra
 	if cap(a.chunk)-len(a.chunk) < n {
-		if n > arenaChunk/4 {
+		size := a.size
+		if size == 0 {
+			size = arenaChunk
+		}
+		if n > size/4 {
 			return append(make([]byte, 0, n), b...)
 		}
-		a.chunk = make([]byte, 0, arenaChunk)
+		a.chunk = make([]byte, 0, size)
 	}
 	start := len(a.chunk)
 	a.chunk = append(a.chunk, b...)

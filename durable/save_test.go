@@ -118,6 +118,10 @@ func TestRoundTripProperty(t *testing.T) {
 				id += rapid.Uint64Range(1, 1<<40).Draw(t, "idStep")
 				q.ID = id
 				slices.SortFunc(q.Messages, func(a, b state.Message) int { return compareUint(a.Seq, b.Seq) })
+				// Windows as Export makes them: each key once, nil when empty.
+				q.DedupByID = uniqueWindow(q.DedupByID, func(d state.Dedup) string { return d.Key })
+				q.DedupByPair = uniqueWindow(q.DedupByPair, func(d state.Dedup) string { return d.Key })
+				q.Attempts = uniqueWindow(q.Attempts, func(a state.Attempt) string { return a.ID })
 				q.Messages = slices.CompactFunc(q.Messages, func(a, b state.Message) bool { return a.Seq == b.Seq })
 			}
 		}
@@ -130,6 +134,20 @@ func TestRoundTripProperty(t *testing.T) {
 		}
 		checkWorld(t, w, got)
 	})
+}
+
+// uniqueWindow keeps the first entry of each key, and makes an empty
+// window nil.
+func uniqueWindow[T any](xs []T, key func(T) string) []T {
+	seen := map[string]bool{}
+	var out []T
+	for _, x := range xs {
+		if !seen[key(x)] {
+			seen[key(x)] = true
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 func compareUint(a, b uint64) int {

@@ -48,6 +48,7 @@ const (
 	bucketQueues   = "queues"
 	bucketMessages = "messages"
 	bucketTasks    = "tasks"
+	bucketWindows  = "windows"
 	keyFormat      = "format"
 	keyWriter      = "sqsq"
 	keyWorld       = "world"

@@ -175,8 +175,8 @@ func (d *driver) start(addr string) error {
 }
 
 func (d *driver) extraFlags() []string {
-	if d.cfg.dataEvery > 0 {
-		return []string{"-data-every", d.cfg.dataEvery.String()}
+	if d.cfg.dataSync != "" {
+		return []string{"-data-sync", d.cfg.dataSync}
 	}
 	return nil
 }

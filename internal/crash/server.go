@@ -67,7 +67,7 @@ var servingLine = regexp.MustCompile(`^sqsq serving SQS on (http://\S+)`)
 // startServer starts bin on data dir and addr (127.0.0.1:0 the first
 // time; then the port of the last run, so that connections and queue URLs
 // look as they would to a real client of a restarted server) and returns
-// once it answers its health check. extra are more flags (-data-every).
+// once it answers its health check. extra are more flags (-data-sync).
 func startServer(bin, data, addr string, log *tail, extra []string) (*server, error) {
 	s := &server{stderr: log, exited: make(chan struct{})}
 	args := append([]string{"-addr", addr, "-data", data, "-log-level", "warn"}, extra...)

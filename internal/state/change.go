@@ -27,11 +27,11 @@ const (
 	MessagePut Kind = iota + 1
 	// MessageDelete removes message Seq from queue QueueID.
 	MessageDelete
-	// QueuePut stores Queue without its messages (Queue.Messages is
-	// ignored; the stored ones are kept) in scope Account/Region. A queue
-	// changes its messages' neighbours, counters, slots and dedup
-	// windows together, so one record of the small per-queue state is
-	// simpler and as cheap as a record per field.
+	// QueuePut stores Queue without its messages and windows
+	// (Queue.Messages, DedupByID, DedupByPair and Attempts are ignored;
+	// the stored ones are kept) in scope Account/Region. A queue changes
+	// its counters and settings together, so one record of the small
+	// per-queue state is simpler and as cheap as a record per field.
 	QueuePut
 	// QueueDelete removes queue QueueID and its messages.
 	QueueDelete
@@ -46,6 +46,26 @@ const (
 	TaskDelete
 	// HeaderPut sets World.Now, NextQueueID and NextTaskSeq.
 	HeaderPut
+	// WindowPut stores an entry of window Window of queue QueueID: Dedup
+	// (DedupByID, DedupByPair) or Attempt (Attempts), replacing the entry
+	// of the same key, which moves to the end. A window is in expiry
+	// order, which is the order of the puts: every entry of a window
+	// lasts as long.
+	WindowPut
+	// WindowDelete removes the entry Key of window Window of queue
+	// QueueID.
+	WindowDelete
+)
+
+// Window names one of a FIFO queue's windows, in a WindowPut or a
+// WindowDelete.
+type Window uint8
+
+// The windows.
+const (
+	WindowDedupByID Window = iota + 1
+	WindowDedupByPair
+	WindowAttempts
 )
 
 // Change is one change of a [World]: a tagged union, plain data, so that
@@ -63,6 +83,11 @@ type Change struct {
 	Queue           *Queue
 	Scope           *Scope
 	Task            *Task
+	// WindowPut, WindowDelete
+	Window  Window
+	Key     string // WindowDelete
+	Dedup   *Dedup
+	Attempt *Attempt
 	// HeaderPut
 	Now                      int64
 	NextQueueID, NextTaskSeq uint64
@@ -108,7 +133,7 @@ func apply(w *World, c *Change) error {
 	case QueuePut:
 		nq := *c.Queue
 		if q := findQueue(w, c.QueueID); q != nil {
-			nq.Messages = q.Messages
+			nq.Messages, nq.DedupByID, nq.DedupByPair, nq.Attempts = q.Messages, q.DedupByID, q.DedupByPair, q.Attempts
 			*q = nq
 			return nil
 		}
@@ -116,7 +141,7 @@ func apply(w *World, c *Change) error {
 		if s == nil {
 			return fmt.Errorf("queue %d of unknown scope %s/%s", c.QueueID, c.Account, c.Region)
 		}
-		nq.Messages = nil
+		nq.Messages, nq.DedupByID, nq.DedupByPair, nq.Attempts = nil, nil, nil, nil
 		i, _ := slices.BinarySearchFunc(s.Queues, nq.ID, func(q Queue, id uint64) int { return cmp.Compare(q.ID, id) })
 		s.Queues = slices.Insert(s.Queues, i, nq)
 	case QueueDelete:
@@ -158,6 +183,12 @@ func apply(w *World, c *Change) error {
 		w.Tasks = slices.DeleteFunc(w.Tasks, func(t Task) bool { return t.Seq == c.TaskSeq }) // never nil: Export's is not
 	case HeaderPut:
 		w.Now, w.NextQueueID, w.NextTaskSeq = c.Now, c.NextQueueID, c.NextTaskSeq
+	case WindowPut, WindowDelete:
+		q := findQueue(w, c.QueueID)
+		if q == nil {
+			return fmt.Errorf("window entry of unknown queue %d", c.QueueID)
+		}
+		return applyWindow(q, c)
 	default:
 		return fmt.Errorf("unknown kind %d", c.Kind)
 	}
@@ -181,6 +212,46 @@ func findScope(w *World, account, region string) *Scope {
 		if w.Scopes[i].Account == account && w.Scopes[i].Region == region {
 			return &w.Scopes[i]
 		}
+	}
+	return nil
+}
+
+// applyWindow applies a WindowPut or WindowDelete to q.
+func applyWindow(q *Queue, c *Change) error {
+	key := c.Key
+	if c.Kind == WindowPut {
+		switch {
+		case c.Dedup != nil:
+			key = c.Dedup.Key
+		case c.Attempt != nil:
+			key = c.Attempt.ID
+		default:
+			return fmt.Errorf("window entry of queue %d without a value", c.QueueID)
+		}
+	}
+	switch c.Window {
+	case WindowDedupByID, WindowDedupByPair:
+		ds := &q.DedupByID
+		if c.Window == WindowDedupByPair {
+			ds = &q.DedupByPair
+		}
+		*ds = slices.DeleteFunc(*ds, func(d Dedup) bool { return d.Key == key })
+		if c.Kind == WindowPut {
+			*ds = append(*ds, *c.Dedup)
+		}
+		if len(*ds) == 0 {
+			*ds = nil
+		}
+	case WindowAttempts:
+		q.Attempts = slices.DeleteFunc(q.Attempts, func(a Attempt) bool { return a.ID == key })
+		if c.Kind == WindowPut {
+			q.Attempts = append(q.Attempts, *c.Attempt)
+		}
+		if len(q.Attempts) == 0 {
+			q.Attempts = nil
+		}
+	default:
+		return fmt.Errorf("unknown window %d", c.Window)
 	}
 	return nil
 }
