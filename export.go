@@ -389,9 +389,20 @@ func cloneBytes(b []byte) []byte {
 // others.
 func exportCounters(c *Counters) map[string]int64 {
 	v := reflect.ValueOf(c).Elem()
-	out := make(map[string]int64, v.NumField())
-	for i := 0; i < v.NumField(); i++ {
-		out[v.Type().Field(i).Name] = v.Field(i).Int()
+	out := make(map[string]int64, len(counterNames))
+	for i, name := range counterNames {
+		out[name] = v.Field(i).Int()
 	}
 	return out
 }
+
+// counterNames are the fields of Counters, in order: the journal exports
+// the counters at nearly every call, and reflect's Type.Field allocates.
+var counterNames = func() []string {
+	t := reflect.TypeFor[Counters]()
+	names := make([]string, t.NumField())
+	for i := range names {
+		names[i] = t.Field(i).Name
+	}
+	return names
+}()

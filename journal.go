@@ -97,16 +97,19 @@ func (l *queueMutex) Unlock() {
 // journalHeader is exportHeader for the journal: the attributes and
 // counters maps are rebuilt only when the settings or counters changed
 // (both are comparable), and shared otherwise with the records already
-// written, which is why a journal must not modify a record. DeepEqual
-// then finds identical maps equal at once. Caller holds q.mu.
-func (q *Queue) journalHeader() state.Queue {
+// written, which is why a journal must not modify a record. moved reports
+// a change seen on the way (new maps, another Seq), which spares the
+// comparison of the whole header: nearly every call moves a counter.
+// Caller holds q.mu.
+func (q *Queue) journalHeader() (h state.Queue, moved bool) {
 	if q.jattrs == nil || q.settings != q.jsettings {
-		q.jattrs, q.jsettings = q.exportAttributes(), q.settings
+		q.jattrs, q.jsettings, moved = q.exportAttributes(), q.settings, true
 	}
 	if q.jcounters == nil || q.counters != q.jcountersOf {
-		q.jcounters, q.jcountersOf = exportCounters(&q.counters), q.counters
+		q.jcounters, q.jcountersOf, moved = exportCounters(&q.counters), q.counters, true
 	}
-	return q.header(q.jattrs, q.jcounters, false)
+	h = q.header(q.jattrs, q.jcounters, false)
+	return h, moved || h.Seq != q.jlast.Seq
 }
 
 // touch notes that m changed. Caller holds q.mu.
@@ -131,7 +134,7 @@ func (q *Queue) flushJournal() {
 		}
 		return
 	}
-	if h := q.journalHeader(); !q.jsent || !reflect.DeepEqual(h, q.jlast) {
+	if h, moved := q.journalHeader(); !q.jsent || moved || !reflect.DeepEqual(h, q.jlast) {
 		if !q.jsent { // a new queue: its id moved the world's counter
 			j.header(q.b.w, q.b.clock.Now().UnixNano(), 0)
 		}

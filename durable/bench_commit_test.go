@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -72,6 +73,10 @@ func BenchmarkCommit(b *testing.B) {
 			}
 			b.ReportAllocs()
 			b.SetParallelism(8) // 16 goroutines on 2 cores
+			s.c.mu.Lock()
+			commits0 := s.c.attempts
+			s.c.mu.Unlock()
+			cpu0 := cpuTime()
 			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
@@ -83,6 +88,11 @@ func BenchmarkCommit(b *testing.B) {
 				}
 			})
 			b.StopTimer()
+			s.c.mu.Lock()
+			commits := s.c.attempts - commits0
+			s.c.mu.Unlock()
+			b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
+			b.ReportMetric(float64(b.N)/float64(max(commits, 1)), "ops/commit")
 			b.ReportMetric(float64(fileSize(b, filepath.Join(dir, FileName)))/float64(n.load()), "disk-B/msg")
 		})
 	}
@@ -93,3 +103,10 @@ type atomicCounter struct{ v atomic.Int64 }
 
 func (c *atomicCounter) next() int   { return int(c.v.Add(1)) }
 func (c *atomicCounter) load() int64 { return c.v.Load() }
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -16,8 +16,8 @@ import (
 // check reads the file with ReadAt, visits each page at most once, and
 // bounds every offset by the page it is in, so it neither crashes nor
 // hangs. It checks what bbolt's tx.Check does (every page below the high
-// water mark is in use exactly once or free, keys in order, pages of a
-// known type) and the checksum of every record, and finds the format
+// water mark is in use exactly once, or free if the file has a freelist,
+// keys in order, pages of a known type) and the checksum of every record, and finds the format
 // record (reported in fileReport.badRecord). The page layout is bbolt's file format 2, which v1.4.3 writes.
 //
 // A damaged file yields a damage error; an I/O error is returned as it
@@ -159,6 +159,12 @@ func (c *checker) run() error {
 		for id := uint64(2); id < c.hwm; id++ {
 			if !c.seen.has(id) && !c.freed.has(id) {
 				return damagef("page %d is neither in use nor free", id)
+			}
+		}
+	} else { // no freelist on disk (bbolt's NoFreelistSync): free is what no tree holds
+		for id := uint64(2); id < c.hwm; id++ {
+			if !c.seen.has(id) {
+				c.rep.free++
 			}
 		}
 	}

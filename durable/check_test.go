@@ -139,12 +139,9 @@ func TestDamagedFlipped(t *testing.T) {
 	if branch == 0 {
 		t.Fatal("no branch page in the file")
 	}
-	newest := parseMeta(good)
-	if m := parseMeta(good[ps:]); m.txid > newest.txid {
-		newest = m
-	}
-	freelist := int(newest.freelist) * ps
-	free := int(ne.Uint64(good[freelist+pageHeaderSize:])) * ps
+	// The store writes no freelist (bbolt's NoFreelistSync: writing it
+	// at every commit cost most of a commit once many pages were free),
+	// so a compacted file has no free page to flip.
 	for _, tc := range []struct {
 		name string
 		at   []int  // bytes to flip
@@ -161,8 +158,6 @@ func TestDamagedFlipped(t *testing.T) {
 		{"page type", []int{leaf + 8}, "not a branch or leaf page", "an unknown page type"},
 		{"element count", []int{leaf + 11}, "elements do not fit", "more elements than the page holds"},
 		{"branch pointer", []int{branch + pageHeaderSize + 8}, "page", "a child pointer to another page"},
-		{"freelist entry", []int{freelist + pageHeaderSize}, "", "a free page that is no longer free, or out of range"},
-		{"free page", []int{free + 100}, "", "nothing reads a free page"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b := bytes.Clone(good)
@@ -170,12 +165,6 @@ func TestDamagedFlipped(t *testing.T) {
 				b[i] ^= 0x01
 			}
 			err := openDamaged(t, b, damageWorld())
-			if tc.name == "freelist entry" { // the flipped id may land in range or not
-				if err == nil {
-					t.Errorf("Open = nil; want ErrDamaged (%s)", tc.why)
-				}
-				return
-			}
 			if got := fmt.Sprint(err); (tc.want == "") != (err == nil) || !strings.Contains(got, tc.want) {
 				t.Errorf("Open = %v; want %q (%s)", err, tc.want, tc.why)
 			}

@@ -45,10 +45,16 @@ type committer struct {
 	closing   bool          // Close ran: report nothing more
 	b         *sqsq.Broker  // for the clock, and to save the whole state again
 	stopped   chan struct{} // the goroutine ended
+	// Group commit's gathering (gather): Syncs that waited so far, their
+	// count when the last batch was taken, and how many came from that
+	// take to the end of its commit; arrived is told of each new one
+	// (buffered, 1).
+	arrivals, takenAt, target uint64
+	arrived                   chan struct{}
 }
 
 func newCommitter(s *Store) *committer {
-	return &committer{s: s, every: s.opts.commitEvery, compactEvery: compactEvery, done: make(chan struct{}), wake: make(chan struct{}, 1)}
+	return &committer{s: s, every: s.opts.commitEvery, compactEvery: compactEvery, done: make(chan struct{}), wake: make(chan struct{}, 1), arrived: make(chan struct{}, 1)}
 }
 
 // CommitEvery makes the Store write the changes it is told of at most
@@ -132,6 +138,13 @@ func (s *Store) Sync(ctx context.Context) error {
 	c := s.c
 	c.mu.Lock()
 	want, start := c.reported, c.attempts
+	if c.durable < want {
+		c.arrivals++
+		select {
+		case c.arrived <- struct{}{}:
+		default:
+		}
+	}
 	for c.durable < want {
 		// A failure of before the call is old news: the disk may have
 		// room now, and the retry may succeed.
@@ -166,24 +179,48 @@ func (s *Store) Checkpoint(ctx context.Context) error {
 	return s.Sync(ctx)
 }
 
+// maxGather bounds how long a commit waits for the callers of the last
+// one (see gather).
+const maxGather = time.Millisecond
+
 // run is the committer goroutine: it commits while there are changes, and
 // ends when Close has asked it to and nothing is left.
 func (c *committer) run() {
 	defer close(c.stopped)
 	retry := time.Duration(0)
 	lastLook := time.Now()
+	look := func() { // at the free space, now and then (compact.go)
+		lastLook = time.Now()
+		if err := c.s.compactIfMostlyFree(); err != nil {
+			c.s.log("durable: " + err.Error())
+		}
+	}
+	idle := time.NewTimer(time.Hour)
+	defer idle.Stop()
 	for {
 		c.mu.Lock()
+		lookDue := true // once per idle spell: a server left alone shrinks too
 		for len(c.pending) == 0 && !c.closing {
 			c.mu.Unlock()
-			<-c.wake
+			idle.Reset(max(c.compactEvery, time.Millisecond))
+			select {
+			case <-c.wake:
+			case <-idle.C:
+				if lookDue {
+					look()
+					lookDue = false
+				}
+			}
 			c.mu.Lock()
 		}
 		if len(c.pending) == 0 { // closing, and all written
 			c.mu.Unlock()
 			return
 		}
+		c.gather()
 		batch, upTo, closing := c.pending, c.reported, c.closing
+		prevTake := c.takenAt
+		c.takenAt = c.arrivals
 		c.pending = nil
 		c.mu.Unlock()
 
@@ -199,6 +236,7 @@ func (c *committer) run() {
 		} else {
 			c.durable, c.err = upTo, nil
 		}
+		c.target = c.arrivals - prevTake // the callers served, and those come meanwhile
 		close(c.done)
 		c.done = make(chan struct{})
 		c.mu.Unlock()
@@ -215,15 +253,37 @@ func (c *committer) run() {
 		default:
 			retry = 0
 			if time.Since(lastLook) >= c.compactEvery {
-				lastLook = time.Now()
-				if err := c.s.compactIfMostlyFree(); err != nil {
-					c.s.log("durable: " + err.Error())
-				}
+				look()
 			}
 			if c.every > 0 {
 				c.sleep(c.every)
 			}
 		}
+	}
+}
+
+// gather waits, up to maxGather, until as many Syncs have come since the
+// last batch was taken as came for the last commit and during it: a
+// commit costs the same (two fsyncs, some 0.5 ms of CPU on the project's
+// machine) for one call or for twenty, and callers in a loop come back
+// one by one, so committing at the first would give each its own commit.
+// A lone caller, or a first one, waits for nothing. Caller holds c.mu;
+// gather may release it meanwhile.
+func (c *committer) gather() {
+	if c.arrivals-c.takenAt >= c.target || c.closing {
+		return
+	}
+	t := time.NewTimer(maxGather)
+	defer t.Stop()
+	for c.arrivals-c.takenAt < c.target && !c.closing {
+		c.mu.Unlock()
+		select {
+		case <-c.arrived:
+		case <-t.C:
+			c.mu.Lock()
+			return
+		}
+		c.mu.Lock()
 	}
 }
 

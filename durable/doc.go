@@ -105,8 +105,11 @@
 //
 // Damage. Before bbolt maps the file, Open reads all of it, page by page,
 // without trusting any of it: every page below bbolt's high water mark in
-// use exactly once or free, page types, element bounds, key order (what
-// bbolt's tx.Check checks), and every record's checksum; then it checks
+// use at most once (the store writes no freelist: bbolt's NoFreelistSync,
+// since writing it at every commit cost seven times the rest of a commit
+// once many pages were free; bbolt rebuilds it at Open), page types,
+// element bounds, key order (what bbolt's tx.Check checks), and every
+// record's checksum; then it checks
 // that the records make a whole World (each count matches). A truncated
 // or corrupt file fails Open with [ErrDamaged] ("dir/sqsq.db is damaged:
 // page 12 says it is page 40; start with -data-recover …"), never with a

@@ -363,7 +363,7 @@ func openBolt(path string, mapSize int64, populate bool) (db *bbolt.DB, err erro
 // after it, pages are read as bbolt needs them, so that the file does not
 // stay resident in the process's memory.
 func boltOptions(mapSize int64, populate bool) *bbolt.Options {
-	o := &bbolt.Options{Timeout: lockTimeout, InitialMmapSize: int(min(mapSize, maxMapSize))}
+	o := &bbolt.Options{Timeout: lockTimeout, InitialMmapSize: int(min(mapSize, maxMapSize)), NoFreelistSync: true, FreelistType: bbolt.FreelistMapType}
 	if populate {
 		o.MmapFlags = mmapFlags
 	}
