@@ -3,6 +3,7 @@ package durable
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"go.etcd.io/bbolt"
 	bberrors "go.etcd.io/bbolt/errors"
@@ -68,18 +69,58 @@ func (sh *shape) read(s *Store) error {
 	})
 }
 
-// commit writes batch in one transaction. If the batch does not fit the
-// file (a change of a queue it does not have: a bug of the journal), it
-// saves b's whole state instead. On failure nothing is written, and the
-// shape is read again from the file.
-func (s *Store) commit(batch []state.Change, b *sqsq.Broker) error {
+// logCommit makes batch durable: it appends it to the log (wal.go), and
+// writes the log's changes into the file once there are enough of them,
+// or they are old enough (a checkpoint). A checkpoint that fails is tried
+// again later: the log keeps the changes meanwhile.
+func (s *Store) logCommit(batch []state.Change, b *sqsq.Broker) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.db == nil {
 		return ErrClosed
 	}
 	now := b.Clock().Now().UnixNano()
-	err := s.update(func(tx *bbolt.Tx) error { return s.shape.apply(tx, batch, now, s.opts.version) })
+	if err := s.wal.append(batch, now); err != nil {
+		return err
+	}
+	s.unapplied, s.unappliedNow = append(s.unapplied, batch...), now
+	if s.wal.size >= checkpointBytes || time.Since(s.checkpointed) >= checkpointEvery {
+		if err := s.checkpoint(b); err != nil {
+			s.log("durable: writing the log into the file (the log keeps the changes): " + err.Error())
+		}
+	}
+	return nil
+}
+
+// Checkpoints: when the log holds checkpointBytes, or its oldest change
+// is checkpointEvery old. A larger log coalesces more but takes longer to
+// replay at Open, and the changes it holds stay in memory.
+const (
+	checkpointBytes = 16 << 20
+	checkpointEvery = time.Second
+)
+
+// checkpoint writes the changes of the log into the file, and cuts the
+// log. b is the broker, for the case the changes do not fit the file (see
+// apply). Caller holds s.mu; s.db is open.
+func (s *Store) checkpoint(b *sqsq.Broker) error {
+	s.checkpointed = time.Now()
+	if len(s.unapplied) == 0 {
+		return nil
+	}
+	if err := s.applyChanges(coalesce(s.unapplied), s.unappliedNow, b); err != nil {
+		return err
+	}
+	s.unapplied = nil
+	return s.wal.reset()
+}
+
+// applyChanges writes changes in one transaction. If they do not fit the
+// file (a change of a queue it does not have: a bug of the journal), it
+// saves b's whole state instead, when there is a b. On failure nothing is
+// written, and the shape is read again from the file. Caller holds s.mu.
+func (s *Store) applyChanges(changes []state.Change, now int64, b *sqsq.Broker) error {
+	err := s.update(func(tx *bbolt.Tx) error { return s.shape.apply(tx, changes, now, s.opts.version) })
 	if err == nil {
 		s.shape.wroteWriter = true
 		return nil
@@ -88,7 +129,7 @@ func (s *Store) commit(batch []state.Change, b *sqsq.Broker) error {
 		return errors.Join(err, rerr)
 	}
 	var mis mismatch
-	if !errors.As(err, &mis) {
+	if !errors.As(err, &mis) || b == nil {
 		return err
 	}
 	// The records do not fit: a lost record, which package sqsq's journal

@@ -189,9 +189,9 @@ func (c *committer) run() {
 	defer close(c.stopped)
 	retry := time.Duration(0)
 	lastLook := time.Now()
-	look := func() { // at the free space, now and then (compact.go)
+	look := func() { // at the log and the free space, now and then (compact.go)
 		lastLook = time.Now()
-		if err := c.s.compactIfMostlyFree(); err != nil {
+		if err := c.s.idleWork(c.b); err != nil {
 			c.s.log("durable: " + err.Error())
 		}
 	}
@@ -224,7 +224,7 @@ func (c *committer) run() {
 		c.pending = nil
 		c.mu.Unlock()
 
-		err := c.s.commit(batch, c.b)
+		err := c.s.logCommit(batch, c.b)
 		c.mu.Lock()
 		c.attempted = upTo
 		c.attempts++

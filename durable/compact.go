@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.etcd.io/bbolt"
+
+	"github.com/sqsq/sqsq"
 )
 
 // Compact rewrites the file without its free pages. bbolt never shrinks
@@ -122,14 +124,17 @@ const (
 	compactLiveMax = 64 << 20
 )
 
-// compactIfMostlyFree compacts the file when more than two thirds of it,
-// and at least compactAtOpenMin bytes, are free, and the live data is
-// small enough to copy quickly.
-func (s *Store) compactIfMostlyFree() error {
+// idleWork writes the log into the file, and compacts the file when more
+// than two thirds of it, and at least compactAtOpenMin bytes, are free,
+// and the live data is small enough to copy quickly.
+func (s *Store) idleWork(b *sqsq.Broker) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.db == nil {
 		return nil
+	}
+	if err := s.checkpoint(b); err != nil {
+		return err
 	}
 	// Live is what the pages below the high water mark hold but the free
 	// ones and those freed by the last commit; bbolt grows the file ahead

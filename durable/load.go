@@ -22,6 +22,9 @@ func (s *Store) Load() (*state.World, error) {
 	if s.db == nil {
 		return nil, ErrClosed
 	}
+	if err := s.checkpoint(nil); err != nil { // the log's changes first
+		return nil, fmt.Errorf("durable: writing the log into %s: %w", s.path, err)
+	}
 	var w *state.World
 	err := s.view(func(tx *bbolt.Tx) error {
 		var (

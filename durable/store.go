@@ -84,6 +84,16 @@ func (e *storeError) Error() string        { return e.msg }
 func (e *storeError) Is(target error) bool { return target == e.kind }
 func (e *storeError) Unwrap() error        { return e.err }
 
+// damagedLog is damaged for the log, which Recover moves aside without
+// emptying the store.
+func damagedLog(path string, cause error) error {
+	return &storeError{
+		kind: ErrDamaged,
+		msg:  fmt.Sprintf("durable: %s is damaged: %v; start with -data-recover to move it aside, losing the changes it holds", path, cause),
+		err:  cause,
+	}
+}
+
 func damaged(path string, cause error) error {
 	return &storeError{
 		kind: ErrDamaged,
@@ -130,6 +140,11 @@ type Store struct {
 	recovered string
 	c         *committer // the changes to write (Journal, Attach, Sync)
 	shape     shape      // the committer's picture of the file
+	// The log (wal.go) and the changes in it not yet in the file.
+	wal          *wal
+	unapplied    []state.Change
+	unappliedNow int64
+	checkpointed time.Time
 }
 
 // Open opens the store in dir, creating dir and an empty store if needed.
@@ -164,7 +179,75 @@ func Open(dir string, opts ...Option) (*Store, error) {
 		_ = lock.unlock()
 		return nil, err
 	}
+	if err := s.openLog(); err != nil {
+		_ = s.db.Close()
+		_ = lock.unlock()
+		return nil, err
+	}
 	return s, nil
+}
+
+// openLog opens the log and writes the changes it holds, left by a crash,
+// into the file. A damaged log (a whole frame that does not decode, or
+// changes that do not fit the file) is an error naming it, or with Recover
+// is moved aside, losing its changes.
+func (s *Store) openLog() error {
+	path := filepath.Join(s.dir, walName)
+	err := s.replayLog(path)
+	if errors.Is(err, ErrDamaged) && s.opts.recover {
+		if s.wal != nil {
+			_ = s.wal.close()
+			s.wal = nil
+		}
+		to := path + ".damaged-" + time.Now().UTC().Format("20060102T150405Z")
+		if rerr := os.Rename(path, to); rerr != nil {
+			return fmt.Errorf("%w; and it could not be moved aside: %v", err, rerr)
+		}
+		syncDir(s.dir)
+		s.note(fmt.Sprintf("%v; moved it to %s: the changes it held are lost", err, to))
+		err = s.replayLog(path)
+	}
+	if err != nil && s.wal != nil {
+		_ = s.wal.close()
+		s.wal = nil
+	}
+	return err
+}
+
+// replayLog opens the log at path as s.wal and writes its changes into
+// the file.
+func (s *Store) replayLog(path string) error {
+	w, changes, now, note, err := openWAL(path)
+	if err != nil {
+		return err
+	}
+	s.wal = w
+	s.checkpointed = time.Now()
+	if note != "" {
+		s.note(note)
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	if err := s.shape.read(s); err != nil {
+		return damagedLog(path, fmt.Errorf("it holds changes of a store %s has not: %w", s.path, err))
+	}
+	if err := s.applyChanges(coalesce(changes), now, nil); err != nil {
+		var mis mismatch
+		if errors.As(err, &mis) {
+			return damagedLog(path, err)
+		}
+		return fmt.Errorf("durable: writing %s into %s: %w", path, s.path, err)
+	}
+	return s.wal.reset()
+}
+
+// note adds to what Recovered says.
+func (s *Store) note(msg string) {
+	if s.recovered != "" {
+		s.recovered += "; "
+	}
+	s.recovered += msg
 }
 
 func (s *Store) inUse(pid int) error {
@@ -310,6 +393,15 @@ func (s *Store) moveAside(why damage) error {
 	if err := os.Rename(s.path, to); err != nil {
 		return fmt.Errorf("durable: %s is damaged (%v) and could not be moved aside: %w", s.path, why, err)
 	}
+	// The log holds changes of the damaged file: it goes with it.
+	wal := filepath.Join(s.dir, walName)
+	if info, err := os.Lstat(wal); err == nil && info.Size() <= int64(len(walMagic)) {
+		_ = os.Remove(wal) // nothing in it
+	} else if err == nil {
+		if err := os.Rename(wal, to+".wal"); err != nil {
+			return fmt.Errorf("durable: %s is damaged (%v); its log %s could not be moved aside: %w", s.path, why, wal, err)
+		}
+	}
 	syncDir(s.dir)
 	s.recovered = fmt.Sprintf("%s was damaged (%v); moved it to %s and started empty", s.path, why, to)
 	return nil
@@ -338,8 +430,19 @@ func (s *Store) Close() error {
 		return nil
 	}
 	var err error
+	if s.wal != nil {
+		if s.db != nil {
+			err = s.checkpoint(nil) // a failure leaves the log, which the next Open writes
+		}
+		if cerr := s.wal.close(); err == nil {
+			err = cerr
+		}
+		s.wal = nil
+	}
 	if s.db != nil {
-		err = s.db.Close()
+		if cerr := s.db.Close(); err == nil {
+			err = cerr
+		}
 		s.db = nil
 	}
 	if uerr := s.lock.unlock(); err == nil {

@@ -1,0 +1,241 @@
+package durable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"pgregory.net/rapid"
+
+	"github.com/sqsq/sqsq"
+	"github.com/sqsq/sqsq/internal/state"
+)
+
+// crashCopy copies the store's files into a new directory as a crash
+// would leave them at this instant: under s.mu, so that no commit or
+// checkpoint is half written by the copy itself.
+func crashCopy(t fataler, s *Store) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "sqsq-crash-copy")
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, name := range []string{FileName, walName} {
+		b, err := os.ReadFile(filepath.Join(s.dir, name))
+		if err != nil {
+			t.Fatalf("%v", err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o600); err != nil {
+			t.Fatalf("%v", err)
+		}
+	}
+	return dir
+}
+
+// After any sequence of calls, each followed by Sync, the files as a crash
+// would leave them (the log not yet written into sqsq.db) open to the
+// state of the endpoint: Open replays the log.
+func TestLogReplay(t *testing.T) {
+	t.Parallel()
+	rapid.Check(t, func(t *rapid.T) {
+		dir, err := os.MkdirTemp("", "sqsq-replay")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+		s, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		clk := clock.NewMock()
+		clk.Set(time.Unix(1_700_000_000, 0))
+		b := sqsq.NewBroker(sqsq.WithClock(clk), s.Journal())
+		defer b.Close()
+		if err := s.Attach(b); err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		names := []string{"a", "b", "c.fifo"}
+		var handles []string
+		n := 0
+		for range rapid.IntRange(1, 40).Draw(t, "calls") {
+			name := rapid.SampledFrom(names).Draw(t, "queue")
+			q, err := b.GetQueue(ctx, name)
+			switch op := rapid.IntRange(0, 6).Draw(t, "op"); {
+			case err != nil || op == 0:
+				in := sqsq.CreateQueueInput{QueueName: name}
+				if strings.HasSuffix(name, ".fifo") {
+					in.Attributes.FifoQueue = sqsq.Some(true)
+				}
+				_, _ = b.CreateQueue(ctx, in)
+			case op == 1:
+				_ = b.DeleteQueue(ctx, name)
+			case op <= 3:
+				n++
+				in := sqsq.SendInput{MessageBody: fmt.Sprint("m", n)}
+				if strings.HasSuffix(name, ".fifo") {
+					in.MessageGroupId, in.MessageDeduplicationId = "g", fmt.Sprint("d", n%5)
+				}
+				_, _ = q.Send(ctx, in)
+			case op == 4:
+				got, _ := q.Receive(ctx, sqsq.ReceiveInput{MaxNumberOfMessages: 3})
+				for _, m := range got {
+					handles = append(handles, m.ReceiptHandle)
+				}
+			case op == 5 && len(handles) > 0:
+				_ = q.Delete(ctx, handles[rapid.IntRange(0, len(handles)-1).Draw(t, "handle")])
+			default:
+				clk.Add(time.Duration(rapid.IntRange(1, 400).Draw(t, "seconds")) * time.Second)
+			}
+			want, err := state.Export(b) // brings queues up to date: its changes count too
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Sync(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if rapid.IntRange(0, 4).Draw(t, "crash") != 0 {
+				continue
+			}
+			copied := crashCopy(t, s)
+			c, err := Open(copied)
+			if err != nil {
+				os.RemoveAll(copied)
+				t.Fatalf("Open after a crash: %v", err)
+			}
+			got, err := c.Load()
+			c.Close()
+			os.RemoveAll(copied)
+			if err != nil {
+				t.Fatalf("Load after a crash: %v", err)
+			}
+			got.Now = want.Now
+			checkWorld(t, want, got)
+		}
+	})
+}
+
+// A commit cut short by a crash (the last frame incomplete, or its
+// checksum wrong) is dropped at Open, which says so; the commits before it
+// are there. A whole frame that does not decode is damage: Open refuses
+// it, naming the log, and with Recover moves it aside.
+func TestLogTail(t *testing.T) {
+	t.Parallel()
+	s, _ := setup(t)
+	b := sqsq.NewBroker(sqsq.WithClock(clock.NewMock()), s.Journal())
+	defer b.Close()
+	if err := s.Attach(b); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	q, _ := b.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: "q"})
+	if _, err := q.Send(ctx, sqsq.SendInput{MessageBody: "kept"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	dir := crashCopy(t, s)
+	defer os.RemoveAll(dir)
+	wal := filepath.Join(dir, walName)
+	good, err := os.ReadFile(wal)
+	if err != nil || len(good) <= len(walMagic) {
+		t.Fatalf("the log holds %d bytes (%v); want the commits not yet written into the file", len(good), err)
+	}
+	open := func(log []byte, opts ...Option) (*state.World, string, error) {
+		if err := os.WriteFile(wal, log, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c, err := Open(dir, opts...)
+		if err != nil {
+			return nil, "", err
+		}
+		defer c.Close()
+		w, err := c.Load()
+		return w, c.Recovered(), err
+	}
+	messages := func(w *state.World) int { return len(w.Scopes[0].Queues[0].Messages) }
+
+	for _, tail := range [][]byte{{1, 2, 3}, {200, 0, 0, 0, 1, 2, 3, 4, 5}, {2, 0, 0, 0, 9, 9, 9, 9, 1, 2}} {
+		w, note, err := open(append(append([]byte{}, good...), tail...))
+		if err != nil || messages(w) != 1 || !strings.Contains(note, "a commit cut short by a crash") {
+			t.Errorf("a torn frame of %d bytes at the end: %v, %q; want the message kept and a note", len(tail), err, note)
+		}
+	}
+
+	// A frame whose checksum is right but whose changes are not.
+	bad := append([]byte{}, good...)
+	payload := []byte{0, 99} // the instant 0, then an unknown change kind
+	bad = append(bad, frame(payload)...)
+	_, _, err = open(bad)
+	if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), walName) {
+		t.Fatalf("Open with a damaged log = %v; want ErrDamaged naming %s", err, walName)
+	}
+	_, note, err := open(bad, Recover())
+	if err != nil || !strings.Contains(note, "moved it to") {
+		t.Fatalf("Open with Recover = %v, %q; want the log moved aside and the file as it was", err, note)
+	}
+}
+
+// frame builds a log frame around payload.
+func frame(payload []byte) []byte {
+	w := &wal{}
+	w.buf = append(w.buf[:0], make([]byte, frameHeader)...)
+	w.buf = append(w.buf, payload...)
+	p := w.buf[frameHeader:]
+	putFrameHeader(w.buf, p)
+	return w.buf
+}
+
+// coalesce keeps each record's last change where the record first
+// changed, the entries of a window where they last changed, and drops the
+// messages of a queue deleted later.
+func TestCoalesce(t *testing.T) {
+	t.Parallel()
+	msg := func(q, seq uint64) state.Change {
+		return state.Change{Kind: state.MessagePut, QueueID: q, Message: &state.Message{Seq: seq}}
+	}
+	queue := func(id uint64, name string) state.Change {
+		return state.Change{Kind: state.QueuePut, QueueID: id, Queue: &state.Queue{ID: id, Name: name}}
+	}
+	dedup := func(q uint64, key string) state.Change {
+		return state.Change{Kind: state.WindowPut, QueueID: q, Window: state.WindowDedupByID, Dedup: &state.Dedup{Key: key}}
+	}
+	in := []state.Change{
+		queue(1, "first"), msg(1, 1), msg(1, 2), queue(1, "second"),
+		{Kind: state.MessageDelete, QueueID: 1, Seq: 1},
+		dedup(1, "a"), dedup(1, "b"), dedup(1, "a"),
+		queue(2, "gone"), msg(2, 1), {Kind: state.QueueDelete, QueueID: 2},
+		{}, // a checkpoint's
+	}
+	var got []string
+	for _, c := range coalesce(in) {
+		switch c.Kind {
+		case state.QueuePut:
+			got = append(got, "queue "+c.Queue.Name)
+		case state.QueueDelete:
+			got = append(got, fmt.Sprint("delete queue ", c.QueueID))
+		case state.MessagePut:
+			got = append(got, fmt.Sprint("put ", c.QueueID, "/", c.Message.Seq))
+		case state.MessageDelete:
+			got = append(got, fmt.Sprint("delete ", c.QueueID, "/", c.Seq))
+		case state.WindowPut:
+			got = append(got, "dedup "+c.Dedup.Key)
+		default:
+			got = append(got, fmt.Sprint("kind ", c.Kind))
+		}
+	}
+	want := "queue second, delete 1/1, put 1/2, dedup b, dedup a, delete queue 2"
+	if strings.Join(got, ", ") != want {
+		t.Errorf("coalesce =\n%s\nwant\n%s", strings.Join(got, ", "), want)
+	}
+}
