@@ -37,6 +37,7 @@ func TestCompactWhileServing(t *testing.T) {
 	if err := s.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
+	mustLoad(t, s) // which writes the log into the file first
 	full := s.fileSize()
 	if err := q.Purge(ctx); err != nil {
 		t.Fatal(err)

@@ -9,13 +9,20 @@
 // [Store.Journal] tells the Store every change of its endpoint's state (a
 // message sent, received, deleted; a queue created or changed; a move
 // task's progress; a FIFO deduplication id remembered), before the call
-// that made it returns. After [Store.Attach] a goroutine writes the
-// changes told so far in one bbolt transaction, record by record, then
-// starts again with those told meanwhile: concurrent calls share a commit
-// (group commit), whose cost is two fsyncs however many calls it holds.
-// [Store.Sync] returns once every change told before it is on disk, so a
-// call followed by Sync survives a crash (kill -9, power loss) an instant
-// later; cmd/sqsq answers each SQS call only then (sqshttp.WithCommit).
+// that made it returns. After [Store.Attach] a goroutine, the committer,
+// appends the changes told so far to a write-ahead log, dir/sqsq.wal, as
+// one frame, syncs it, then starts again with those told meanwhile:
+// concurrent calls share a commit (group commit), whose cost is one write
+// and one fdatasync however many calls it holds, and a commit waits up to
+// a millisecond for the callers of the last one. [Store.Sync] returns once
+// every change told before it is on disk, so a call followed by Sync
+// survives a crash (kill -9, power loss) an instant later; cmd/sqsq
+// answers each SQS call only then (sqshttp.WithCommit). Each second, or
+// every 16 MiB of log, a checkpoint writes the log's changes into sqsq.db
+// in one bbolt transaction, record by record, keeping only each record's
+// last change (a message sent, received and deleted between two
+// checkpoints costs sqsq.db nothing), and cuts the log. Open replays a log
+// a crash left (see wal.go).
 //
 // # Using it
 //
@@ -53,9 +60,11 @@
 // # Files
 //
 //	dir/sqsq.db                    the store
+//	dir/sqsq.wal                   the write-ahead log: the commits since the last checkpoint
 //	dir/sqsq.db.lock               the lock; it holds the pid of its owner
 //	dir/sqsq.db.compact            a compaction under way (removed by Open if one was cut short)
-//	dir/sqsq.db.damaged-<UTC time> a damaged store that Open with Recover moved aside
+//	dir/sqsq.db.damaged-<UTC time> a damaged store that Open with Recover moved aside (and its log, .wal)
+//	dir/sqsq.wal.damaged-<UTC time> a damaged log that Open with Recover moved aside
 //
 // # Layout
 //
@@ -120,24 +129,36 @@
 // Open moves a damaged file aside and starts empty; [Store.Recovered]
 // says so.
 //
-// Crash during a commit or a Save. bbolt writes the new pages elsewhere
-// in the file, syncs them, then writes one of its two meta pages
-// (alternately) and syncs again. A crash before that write leaves the
-// previous commit; a crash during it leaves that meta page torn, and
-// bbolt, and Open, use the other one: the previous commit again. Open
-// then says, through [Store.Recovered], that one meta page was invalid.
-// Neither loses an acknowledged call: its Sync had not returned. (A
-// flipped bit in the newest meta page looks the same, and loses the last
-// commit.) internal/crash kills cmd/sqsq at random moments and checks
-// every acknowledged call after the restart.
+// Crash during a commit. Commits append to the log one after the other,
+// each synced before the next begins, so a crash leaves at most the last
+// frame cut short or with a bad checksum: a commit no Sync returned for.
+// Open drops it and says so through [Store.Recovered]. A whole frame with
+// a good checksum that does not decode is damage, refused like a damaged
+// file ([Recover] moves the log aside, losing its changes).
 //
-// Disk full. A commit or a Save that cannot write returns the error
-// ("durable: writing to dir/sqsq.db: …: no space left on device"); bbolt
-// rolls the transaction back, the previous state stays in the file, and
-// the Store goes on working. Sync fails for the calls whose changes were
-// in the failed commit (cmd/sqsq answers them 500 InternalFailure); the
-// changes stay queued, and a later commit, retried with a growing pause
-// up to a second, writes them once there is room. TestDiskFull and
+// Crash during a checkpoint or a Save. bbolt writes the new pages
+// elsewhere in the file, syncs them, then writes one of its two meta pages
+// (alternately) and syncs again. A crash before that write leaves the
+// previous transaction; a crash during it leaves that meta page torn, and
+// bbolt, and Open, use the other one: the previous transaction again.
+// Open then says, through [Store.Recovered], that one meta page was
+// invalid. The log is cut only after the checkpoint's transaction, so its
+// changes are replayed, and replaying a change twice is harmless: each
+// sets a record to what it became. (A flipped bit in the newest meta page
+// looks the same, and loses what the log no longer holds.)
+// internal/crash kills cmd/sqsq at random moments and checks every
+// acknowledged call after the restart; TestLogReplay copies the files at
+// random instants as a crash would leave them.
+//
+// Disk full. A commit that cannot write cuts the log back to where it
+// was and returns the error ("durable: writing to dir/sqsq.db: …: no
+// space left on device"); the Store goes on working. Sync fails for the
+// calls whose changes were in the failed commit (cmd/sqsq answers them
+// 500 InternalFailure); the changes stay queued, and a later commit,
+// retried with a growing pause up to a second, writes them once there is
+// room. A checkpoint or a Save that cannot write is rolled back by bbolt,
+// the previous state stays in the file, and a checkpoint's changes stay in
+// the log until the next one succeeds. TestDiskFull and
 // TestDiskFullCommit show it with a file size limit. If the final sync of
 // a commit fails, bbolt returns the error but the new state may be on
 // disk.
