@@ -25,7 +25,10 @@ LABEL org.opencontainers.image.title="sqsq" \
       org.opencontainers.image.licenses="MIT" \
       org.opencontainers.image.version="${VERSION}"
 # 65532: the conventional "nonroot" uid and gid of distroless images. The
-# server writes no file, so it needs no home and no writable path.
+# server writes no file but with -data: /data is the user's, and a volume
+# mounted there starts out the user's too (docker copies an image
+# directory's owner into a new named volume), for -data /data.
+COPY --chown=65532:65532 build/data/ /data/
 USER 65532:65532
 EXPOSE 9324
 # Every interface: the container's port is reached through its network.

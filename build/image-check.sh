@@ -7,7 +7,7 @@
 #     non-root USER, 9324/tcp exposed, a HEALTHCHECK running sqsq
 #     -healthcheck;
 #   - its binary is dist's, byte for byte: static (CGO_ENABLED=0), linux,
-#     this architecture;
+#     this architecture; /data belongs to the image's user (-data /data);
 #   - the build context (.dockerignore) of the from-source target, whose
 #     golang base cannot be pulled here: cmd/sqsq builds from it;
 #   - as root, in a network namespace of its own (only a loopback, so
@@ -70,9 +70,12 @@ mapfile -t health < <(inspect '{{range .HealthCheck.Test}}{{println .}}{{end}}' 
 inspect '{{.HealthCheck.Timeout}}' | grep -qv '^0s$' || fail "HealthCheck: no timeout"
 say "config: ENTRYPOINT /sqsq, CMD -addr 0.0.0.0:9324, USER $uid:$gid, EXPOSE 9324/tcp, HEALTHCHECK ${health[*]:1} ($(inspect 'every {{.HealthCheck.Interval}}, timeout {{.HealthCheck.Timeout}}'))"
 
-# The binary, out of a created (never started) container.
+# The binary, out of a created (never started) container; and /data, the
+# image user's, for -data /data on a volume (durable mode).
 cid=$(podman create --no-healthcheck "$tag")
 podman cp "$cid:/sqsq" "$tmp/sqsq"
+podman export "$cid" | tar -tv --numeric-owner -f - 2>/dev/null | grep -E '^d.* (\./)?data/?$' | grep -q " $uid/$gid " ||
+	fail "the image has no /data owned by $uid:$gid, for -data /data"
 podman rm "$cid" >/dev/null
 cid=""
 expect "the image's /sqsq (sha256)" "$(sha256sum <"$tmp/sqsq")" "$(sha256sum <"$bin")"
@@ -80,7 +83,7 @@ settings=$(go version -m "$tmp/sqsq")
 for want in "CGO_ENABLED=0" "GOOS=linux" "GOARCH=$arch" "-trimpath=true"; do
 	grep -q -- "build[[:space:]]*$want\$" <<<"$settings" || fail "the image's /sqsq was not built with $want:"$'\n'"$settings"
 done
-say "binary: /sqsq is $bin, $(wc -c <"$tmp/sqsq") bytes, CGO_ENABLED=0 linux/$arch"
+say "binary: /sqsq is $bin, $(wc -c <"$tmp/sqsq") bytes, CGO_ENABLED=0 linux/$arch; /data is $uid:$gid's"
 
 # The context of `docker build --target from-source`, as the builder sees it.
 printf 'FROM scratch\nCOPY . /src\n' >"$tmp/Containerfile"
