@@ -41,8 +41,9 @@ const (
 // CodeInfo says how an error code travels on the wire. It is the one table
 // that the awssqs adapter and the sqshttp handler share.
 type CodeInfo struct {
-	// WireType is the shape name of the AWS JSON protocol's __type (without
-	// the "com.amazonaws.sqs#" namespace).
+	// WireType is the shape name of the AWS JSON protocol's __type, without
+	// its namespace: "com.amazonaws.sqs#" for the shapes SQS models,
+	// "com.amazon.coral.service#" for the common errors (sqshttp's table).
 	WireType string
 	// QueryCode is the legacy code of the Query protocol and of the
 	// x-amzn-query-error header; the Go SDK's ErrorCode() returns it.

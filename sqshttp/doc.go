@@ -29,7 +29,9 @@
 //   - AWS JSON 1.0, which current SDKs use: a POST with
 //     X-Amz-Target: AmazonSQS.<Operation> and a JSON body whose members
 //     have the exact, case-sensitive names of the SQS model. Errors carry
-//     __type (com.amazonaws.sqs#QueueDoesNotExist, …), a message, and the
+//     __type (com.amazonaws.sqs#QueueDoesNotExist, …, and, as from AWS,
+//     com.amazon.coral.service#InvalidParameterValueException for the common
+//     errors AWS's service framework answers), a message, and the
 //     x-amzn-query-error header with SQS's legacy code, from which the SDKs
 //     build the same typed errors and ErrorCode() values as against AWS.
 //   - The legacy Query protocol of older SDKs and hand-written clients:

@@ -32,8 +32,6 @@ const (
 type wireError struct {
 	err    *sqsq.Error
 	status int
-	// namespace of __type: AWS's protocol layer answers with coral's.
-	namespace string
 }
 
 const (
@@ -41,12 +39,56 @@ const (
 	coralNamespace = "com.amazon.coral.service#"
 )
 
+// coralTypes is the JSON protocol's __type of the errors that AWS's service
+// framework (Coral) answers rather than SQS's model: the common errors.
+// Every other code is "com.amazonaws.sqs#" + its [sqsq.CodeInfo.WireType],
+// as the recordings show for the shapes SQS models (QueueDoesNotExist,
+// QueueNameExists, PurgeQueueInProgress, ReceiptHandleIsInvalid, the batch
+// errors, InvalidAttributeName/Value, InvalidMessageContents,
+// UnsupportedOperation). x-amzn-query-error keeps the legacy code, from
+// which the SDKs take ErrorCode(). Evidence, responses of AWS recorded in
+// public:
+//
+//   - [GoCDK]: gocloud.dev v0.47.0, pubsub/awssnssqs/testdata/TestFIFO/
+//     TestSQSTopic/TestSendReceiveInvalidNo*.replay (2024-05-31);
+//   - [pail]: github.com/yavosh/pail, test/diff/testdata/golden/sqs-*.json
+//     (its README: recorded against AWS SQS in us-east-1).
+//
+// Codes without a recording keep "com.amazonaws.sqs#": InternalFailure,
+// ServiceUnavailable, InvalidParameterCombination, RequestEntityTooLarge,
+// ThrottlingException and the other injected ones.
+var coralTypes = map[sqsq.Code]string{
+	// [GoCDK] both FIFO replays; [pail] sqs-errors (create-invalid-name,
+	// send-too-long, receive-max-11, receive-wait-21,
+	// get-queue-url-missing-name), sqs-fifo, sqs-dead-letter, sqs-edge-cases.
+	sqsq.CodeInvalidParameterValue: "InvalidParameterValueException",
+	// [pail] sqs-errors/send-empty-body, sqs-edge-cases/
+	// delete-missing-receipt-handle and change-visibility-missing-timeout,
+	// sqs-fifo/send-missing-group.
+	sqsq.CodeMissingParameter: "MissingRequiredParameterException",
+	// [pail] sqs-errors/unknown-operation (AWS's header code: InvalidAction).
+	codeUnknownOperation: "UnknownOperationException",
+	// [pail] sqs-errors/malformed-json, sqs-edge-cases/body-array and
+	// body-string (AWS's header code: MalformedInput).
+	codeSerialization: "SerializationException",
+	// [pail] sqs-auth-errors/no-credentials: 403, AccessDenied;Sender.
+	codeAccessDenied: "AccessDeniedException",
+	// [pail] sqs-auth-errors/unknown-key: 403, InvalidClientTokenId;Sender.
+	codeInvalidClientTokenId: "UnrecognizedClientException",
+}
+
+// jsonType is the __type of code in the AWS JSON protocol.
+func jsonType(code sqsq.Code) string {
+	if t, ok := coralTypes[code]; ok {
+		return coralNamespace + t
+	}
+	return sqsNamespace + code.Info().WireType
+}
+
 func newWireError(code sqsq.Code, msg string) *wireError {
-	e := &wireError{err: &sqsq.Error{Code: code, Message: msg}, namespace: sqsNamespace}
+	e := &wireError{err: &sqsq.Error{Code: code, Message: msg}}
 	e.status = code.Info().HTTPStatus
 	switch code {
-	case codeUnknownOperation, codeSerialization:
-		e.namespace = coralNamespace
 	case codeRequestEntityTooLarge:
 		e.status = http.StatusRequestEntityTooLarge
 	case codeInternalFailure:
@@ -63,10 +105,10 @@ func newWireError(code sqsq.Code, msg string) *wireError {
 func errorFor(err error) *wireError {
 	var core *sqsq.Error
 	if errors.As(err, &core) { // from the decoders
-		return &wireError{err: core, status: core.Code.Info().HTTPStatus, namespace: sqsNamespace}
+		return &wireError{err: core, status: core.Code.Info().HTTPStatus}
 	}
 	if e, ok := awssqs.CoreError(err); ok {
-		return &wireError{err: e, status: e.Code.Info().HTTPStatus, namespace: sqsNamespace}
+		return &wireError{err: e, status: e.Code.Info().HTTPStatus}
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return newWireError(codeRequestCanceled, "The request was cancelled.")
@@ -100,7 +142,7 @@ func (e *wireError) writeJSON(w http.ResponseWriter, r *http.Request) {
 	h.Set("x-amzn-query-error", info.QueryCode+";"+e.fault())
 	b := make([]byte, 0, 128+len(e.err.Message))
 	b = append(b, `{"__type":`...)
-	b = jsontext.AppendString(b, e.namespace+info.WireType)
+	b = jsontext.AppendString(b, jsonType(e.err.Code))
 	b = append(b, `,"message":`...)
 	b = jsontext.AppendString(b, e.err.Message)
 	b = append(b, '}')

@@ -89,7 +89,7 @@ func (h *handler) intercept(r *http.Request, op string, in any, account, region 
 		return nil
 	}
 	code := sqsq.Code(iv.Code)
-	e := &wireError{err: &sqsq.Error{Code: code, Message: iv.Message}, status: iv.Status, namespace: sqsNamespace}
+	e := &wireError{err: &sqsq.Error{Code: code, Message: iv.Message}, status: iv.Status}
 	if e.status == 0 {
 		e.status = code.Info().HTTPStatus
 	}

@@ -82,7 +82,7 @@ func TestLoopbackOnly(t *testing.T) {
 			if passed {
 				continue
 			}
-			want := `"__type":"com.amazonaws.sqs#AccessDenied"`
+			want := `"__type":"com.amazon.coral.service#AccessDeniedException"`
 			if proto == "Query" {
 				want = "<Code>AccessDenied</Code>"
 			}

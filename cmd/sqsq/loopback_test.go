@@ -117,7 +117,7 @@ func TestBrowserRequestsRefused(t *testing.T) {
 		want string // in the body: the AccessDenied of the request's protocol
 	}{
 		{"JSON with a foreign Origin", browserRequest{"POST", "/", "", jsonOp("PurgeQueue", "Origin", "http://evil.example"), purgeJSON},
-			`"__type":"com.amazonaws.sqs#AccessDenied"`},
+			`"__type":"com.amazon.coral.service#AccessDeniedException"`},
 		{"form POST with a foreign Origin", browserRequest{"POST", "/", "", formOp("Origin", "http://evil.example"), purgeForm},
 			"<Code>AccessDenied</Code>"},
 		{"form POST from a sandboxed page", browserRequest{"POST", "/", "", formOp("Origin", "null"), purgeForm}, "<Code>AccessDenied</Code>"},
@@ -126,7 +126,7 @@ func TestBrowserRequestsRefused(t *testing.T) {
 		{"cross-site GET (an image)", browserRequest{"GET", "/?" + purgeForm, "", map[string]string{"Sec-Fetch-Site": "cross-site"}, ""},
 			"<Code>AccessDenied</Code>"},
 		{"DNS rebinding", browserRequest{"POST", "/", "evil.example" + port, jsonOp("PurgeQueue"), purgeJSON},
-			`"__type":"com.amazonaws.sqs#AccessDenied"`},
+			`"__type":"com.amazon.coral.service#AccessDeniedException"`},
 		{"DNS rebinding, Query", browserRequest{"POST", "/", "evil.example" + port, formOp(), purgeForm}, "<Code>AccessDenied</Code>"},
 		{"a name that only ends like an allowed one", browserRequest{"POST", "/", "evilsqs" + port, formOp(), purgeForm}, "<Code>AccessDenied</Code>"},
 		{"a name under localhost's look-alike", browserRequest{"POST", "/", "sqs.localhost.evil.example" + port, formOp(), purgeForm},
