@@ -306,10 +306,13 @@ func TestQueryErrors(t *testing.T) {
 			400, "MissingParameter", "The request must contain the parameter Tags."},
 		{"UntagQueue without keys", "POST", "/000000000000/q", form("Action", "UntagQueue"),
 			400, "MissingParameter", "The request must contain the parameter TagKeys."},
-		{"UntagQueue of botocore's TagKeys=", "POST", "/", form("Action", "UntagQueue", "QueueUrl", qurl, "TagKeys", ""),
+		// TagKeys is not a Query name (the member's xmlName is TagKey), so
+		// TagKeys= leaves the list absent.
+		{"UntagQueue of TagKeys=, not a wire name", "POST", "/", form("Action", "UntagQueue", "QueueUrl", qurl, "TagKeys", ""),
 			400, "MissingParameter", "The request must contain the parameter TagKeys."},
-		// An empty list under the wire name TagKey (TagKey=, botocore's form
-		// of an empty flattened list) or an empty key: AWS answered
+		// An empty list under the wire name TagKey (TagKey=: botocore writes
+		// an empty list as its member's serialized name with an empty value,
+		// and TagKeys' xmlName is TagKey) or an empty key: AWS answered
 		// botocore's untag_queue(TagKeys=[]) so (getmoto/moto#1686).
 		{"UntagQueue of an empty TagKey list", "POST", "/", form("Action", "UntagQueue", "QueueUrl", qurl, "TagKey", ""),
 			400, "InvalidParameterValue", "Tag keys must be between 1 and 128 characters in length."},
