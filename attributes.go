@@ -26,6 +26,10 @@ type QueueAttributes struct {
 	// (default 30 s).
 	VisibilityTimeout Optional[time.Duration]
 	// Policy is the queue's IAM policy JSON, stored but not enforced; "" removes it.
+	// AWS's policy quotas apply: a policy over 8,192 bytes, of more than 20
+	// statements, 7 actions or 10 conditions in a statement, or 50
+	// principals fails with OverLimit; text that is not a JSON policy
+	// document with InvalidAttributeValue.
 	Policy Optional[string]
 	// KmsMasterKeyId enables SSE-KMS in name only (nothing is encrypted); "" removes it.
 	KmsMasterKeyId Optional[string]
@@ -234,8 +238,10 @@ func (a QueueAttributes) validate() *Error {
 	if k, ok := a.KmsMasterKeyId.Get(); ok && k != "" && a.SqsManagedSseEnabled.Or(false) {
 		return errSSEExclusive()
 	}
-	if p, ok := a.Policy.Get(); ok && len(p) > 8192 {
-		return errInvalidAttrValue(AttrPolicy)
+	if p, ok := a.Policy.Get(); ok && p != "" {
+		if err := validatePolicy(p); err != nil {
+			return err
+		}
 	}
 	if v, ok := a.DeduplicationScope.Get(); ok && v != dedupScopeQueue && v != dedupScopeGroup {
 		return errInvalidAttrValue(AttrDeduplicationScope)

@@ -312,7 +312,9 @@ func TestSetAttributesErrorsChangeNothing(t *testing.T) {
 		{"SSE-KMS and SSE-SQS at once",
 			sqsq.QueueAttributes{KmsMasterKeyId: sqsq.Some("alias/k"), SqsManagedSseEnabled: sqsq.Some(true)},
 			sqsq.CodeInvalidAttributeName, "You can use one type of server-side encryption (SSE) at one time. You can either enable KMS SSE or SQS SSE."},
-		{"a Policy above 8,192 bytes", sqsq.QueueAttributes{Policy: sqsq.Some(strings.Repeat(" ", 8193))},
+		{"a Policy above 8,192 bytes: AWS's answer in aws/aws-sdk-net#378", sqsq.QueueAttributes{Policy: sqsq.Some(strings.Repeat(" ", 8193))},
+			sqsq.CodeOverLimit, "Submitted policy is over max allowed size."},
+		{"a Policy that is not JSON (terraform-provider-aws#42209)", sqsq.QueueAttributes{Policy: sqsq.Some("{not json")},
 			sqsq.CodeInvalidAttributeValue, "Invalid value for the parameter Policy."},
 	}
 	for _, tt := range tests {

@@ -7,12 +7,10 @@ import (
 	"time"
 )
 
-// Limits of AddPermission (semantics §3.17, §14).
+// Limits of AddPermission (semantics §3.17); the quotas of the policy it
+// builds are in policy.go.
 const (
 	maxPermissionLabelLen   = 80
-	maxPermissionActions    = 7
-	maxPolicyStatements     = 20
-	maxPolicyBytes          = 8192
 	policyVersion           = "2008-10-17"
 	policyIDSuffix          = "/SQSDefaultPolicy"
 	permissionLabelReason   = "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length"
@@ -91,8 +89,10 @@ func (v oneOrMany) MarshalJSON() ([]byte, error) {
 // ListMessageMoveTasks, ListQueues, ListQueueTags, RemovePermission,
 // SetQueueAttributes, StartMessageMoveTask, TagQueue, UntagQueue: "Reason:
 // Only the queue owner is allowed to invoke this action.") or a stored
-// policy that is not JSON; OverLimit for more than 7 actions, more than 20
-// statements or a policy over 8,192 bytes. A failed call changes nothing.
+// policy that is not JSON; OverLimit for more than 7 actions, or when the
+// policy would be over a quota of [QueueAttributes.Policy] (more than 20
+// statements, more than 50 principals across the policy, so also more than
+// 50 accounts, or over 8,192 bytes). A failed call changes nothing.
 func (q *Queue) AddPermission(ctx context.Context, label string, accountIDs, actions []string) error {
 	if err := q.check(); err != nil {
 		return err
@@ -115,9 +115,6 @@ func (q *Queue) AddPermission(ctx context.Context, label string, accountIDs, act
 	if _, ok := doc.find(label); ok {
 		return invalidValue("Label", label, "Already exists.")
 	}
-	if len(doc.Statement) >= maxPolicyStatements {
-		return newError(CodeOverLimit, "The queue policy can have at most %d statements.", maxPolicyStatements)
-	}
 	stmt := permissionStatement{
 		Sid:       label,
 		Effect:    "Allow",
@@ -136,8 +133,11 @@ func (q *Queue) AddPermission(ctx context.Context, label string, accountIDs, act
 	raw, _ := json.Marshal(stmt)
 	doc.Statement = append(doc.Statement, raw)
 	policy, _ := json.Marshal(doc)
-	if len(policy) > maxPolicyBytes {
-		return newError(CodeOverLimit, "The queue policy would be longer than %d bytes.", maxPolicyBytes)
+	// The policy AddPermission builds meets the quotas SetQueueAttributes
+	// enforces: 20 statements, 50 principals (so 51 accounts are too
+	// many), 8,192 bytes (policy.go).
+	if e := validatePolicy(string(policy)); e != nil {
+		return e
 	}
 	q.settings.policy = string(policy)
 	q.modified = time.Unix(0, now)
@@ -195,8 +195,10 @@ func validatePermission(label string, accountIDs, actions []string) *Error {
 		return MissingParameter("AWSAccountIds")
 	case len(actions) == 0:
 		return MissingParameter("Actions")
-	case len(actions) > maxPermissionActions:
-		return newError(CodeOverLimit, "%d actions were found, maximum allowed is %d.", len(actions), maxPermissionActions)
+	case len(actions) > maxPolicyActions:
+		// Checked before the names, with the answer of the policy check the
+		// statement would fail.
+		return newError(CodeOverLimit, "%d actions were found in a statement from the submitted policy, max allowed is %d", len(actions), maxPolicyActions)
 	}
 	for _, id := range accountIDs {
 		if id == "" {

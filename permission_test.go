@@ -202,7 +202,7 @@ func TestPermissionErrorsChangeNothing(t *testing.T) {
 		{"actions are required", "x", []string{"111122223333"}, nil, false,
 			sqsq.CodeMissingParameter, "The request must contain the parameter Actions."},
 		{"at most 7 actions per statement (§3.17)", "x", []string{"111122223333"}, eight, false,
-			sqsq.CodeOverLimit, "8 actions were found, maximum allowed is 7."},
+			sqsq.CodeOverLimit, "8 actions were found in a statement from the submitted policy, max allowed is 7"},
 		{"an unknown action is refused", "x", []string{"111122223333"}, []string{"Launch"}, false,
 			sqsq.CodeInvalidParameterValue, "Value SQS:Launch for parameter ActionName is invalid. Reason: Please refer to the appropriate WSDL for a list of valid actions."},
 		{"an owner-only action cannot be granted (Developer Guide: cross-account access)", "x", []string{"111122223333"}, []string{"RemovePermission"}, false,
@@ -240,7 +240,8 @@ func TestPermissionLimits(t *testing.T) {
 		}
 	}
 	wantErr(t, f.q.AddPermission(f.ctx, "l20", []string{"111122223333"}, []string{"SendMessage"}),
-		sqsq.CodeOverLimit, "", "a policy holds at most 20 statements (§14)")
+		sqsq.CodeOverLimit, "21 statements were found in the submitted policy, max allowed is 20",
+		"a policy holds at most 20 statements (policy quotas; AWS's text in dapr/components-contrib#1780)")
 }
 
 func TestPermissionOnDeletedQueue(t *testing.T) {

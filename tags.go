@@ -75,8 +75,22 @@ func (q *Queue) Tag(ctx context.Context, tags map[string]string) error {
 	return nil
 }
 
-// Untag removes tags by key; unknown keys are ignored (UntagQueue).
+// Untag removes tags by key; unknown keys are ignored (UntagQueue). No key,
+// or a key that is empty or longer than 128 characters, fails with
+// InvalidParameterValue "Tag keys must be between 1 and 128 characters in
+// length." and removes nothing: AWS's answer to botocore's
+// untag_queue(TagKeys=[]), which the Query protocol sends as an empty
+// TagKeys parameter (quoted in getmoto/moto#1686, 2018). The core cannot
+// tell an absent list from an empty one; the front doors answer a request
+// without TagKeys with MissingParameter, as the SDK's model marks it
+// required.
 func (q *Queue) Untag(ctx context.Context, keys ...string) error {
+	if err := q.check(); err != nil {
+		return err
+	}
+	if err := validateUntagKeys(keys); err != nil {
+		return err
+	}
 	if _, err := q.lock(); err != nil {
 		return err
 	}
@@ -85,6 +99,22 @@ func (q *Queue) Untag(ctx context.Context, keys ...string) error {
 		delete(q.tags, k)
 	}
 	return nil
+}
+
+func validateUntagKeys(keys []string) *Error {
+	if len(keys) == 0 {
+		return errUntagKeyLength()
+	}
+	for _, k := range keys {
+		if n := utf8.RuneCountInString(k); n < 1 || n > 128 {
+			return errUntagKeyLength()
+		}
+	}
+	return nil
+}
+
+func errUntagKeyLength() *Error {
+	return newError(CodeInvalidParameterValue, "Tag keys must be between 1 and 128 characters in length.")
 }
 
 // Tags returns a copy of the queue's tags, nil when it has none (ListQueueTags).

@@ -196,13 +196,17 @@ func (c *Client) tagQueue(ctx context.Context, in *sqs.TagQueueInput) (*sqs.TagQ
 }
 
 // UntagQueue removes tags by key; unknown keys are ignored. TagKeys is
-// required and, as TagQueue's Tags, an empty list counts as missing.
+// required (the SDK's model says so): without it the call fails with
+// MissingParameter. An empty list, or an empty key, fails with
+// InvalidParameterValue "Tag keys must be between 1 and 128 characters in
+// length.", AWS's answer to botocore's TagKeys=[] (getmoto/moto#1686): see
+// [sqsq.Queue.Untag].
 func (c *Client) UntagQueue(ctx context.Context, params *sqs.UntagQueueInput, optFns ...func(*sqs.Options)) (*sqs.UntagQueueOutput, error) {
 	return call(ctx, c, "UntagQueue", params, (*Client).untagQueue)
 }
 
 func (c *Client) untagQueue(ctx context.Context, in *sqs.UntagQueueInput) (*sqs.UntagQueueOutput, error) {
-	if in.QueueUrl != nil && len(in.TagKeys) == 0 {
+	if in.QueueUrl != nil && in.TagKeys == nil {
 		return nil, sqsq.MissingParameter("TagKeys")
 	}
 	q, err := c.queue(ctx, in.QueueUrl)

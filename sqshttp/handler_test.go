@@ -205,7 +205,13 @@ func TestJSONErrors(t *testing.T) {
 			"There should be at least one ChangeMessageVisibilityBatchRequestEntry in the request."},
 		{"an empty Tags map is a missing one, as over Query", "TagQueue", q(`{"QueueUrl":"URL","Tags":{}}`),
 			400, "com.amazon.coral.service#MissingRequiredParameterException", "MissingParameter", "The request must contain the parameter Tags."},
-		{"an empty TagKeys list is a missing one, as over Query", "UntagQueue", q(`{"QueueUrl":"URL","TagKeys":[]}`),
+		// AWS's answer to botocore's TagKeys=[] (getmoto/moto#1686); an
+		// absent TagKeys is MissingParameter, as the model requires it.
+		{"an empty TagKeys list", "UntagQueue", q(`{"QueueUrl":"URL","TagKeys":[]}`),
+			400, "com.amazon.coral.service#InvalidParameterValueException", "InvalidParameterValue", "Tag keys must be between 1 and 128 characters in length."},
+		{"an empty tag key", "UntagQueue", q(`{"QueueUrl":"URL","TagKeys":[""]}`),
+			400, "com.amazon.coral.service#InvalidParameterValueException", "InvalidParameterValue", "Tag keys must be between 1 and 128 characters in length."},
+		{"no TagKeys", "UntagQueue", q(`{"QueueUrl":"URL"}`),
 			400, "com.amazon.coral.service#MissingRequiredParameterException", "MissingParameter", "The request must contain the parameter TagKeys."},
 		{"a second purge within 60 s", "PurgeQueue", `{"QueueUrl":"purged"}`,
 			403, "com.amazonaws.sqs#PurgeQueueInProgress", "AWS.SimpleQueueService.PurgeQueueInProgress", ""},
@@ -300,8 +306,18 @@ func TestQueryErrors(t *testing.T) {
 			400, "MissingParameter", "The request must contain the parameter Tags."},
 		{"UntagQueue without keys", "POST", "/000000000000/q", form("Action", "UntagQueue"),
 			400, "MissingParameter", "The request must contain the parameter TagKeys."},
-		{"UntagQueue of botocore's TagKeys=", "POST", "/", form("Action", "UntagQueue", "QueueUrl", qurl, "TagKeys", ""),
+		// TagKeys is not a Query name (the member's xmlName is TagKey), so
+		// TagKeys= leaves the list absent.
+		{"UntagQueue of TagKeys=, not a wire name", "POST", "/", form("Action", "UntagQueue", "QueueUrl", qurl, "TagKeys", ""),
 			400, "MissingParameter", "The request must contain the parameter TagKeys."},
+		// An empty list under the wire name TagKey (TagKey=: botocore writes
+		// an empty list as its member's serialized name with an empty value,
+		// and TagKeys' xmlName is TagKey) or an empty key: AWS answered
+		// botocore's untag_queue(TagKeys=[]) so (getmoto/moto#1686).
+		{"UntagQueue of an empty TagKey list", "POST", "/", form("Action", "UntagQueue", "QueueUrl", qurl, "TagKey", ""),
+			400, "InvalidParameterValue", "Tag keys must be between 1 and 128 characters in length."},
+		{"UntagQueue of an empty key", "POST", "/", form("Action", "UntagQueue", "QueueUrl", qurl, "TagKey.1", ""),
+			400, "InvalidParameterValue", "Tag keys must be between 1 and 128 characters in length."},
 		{"a malformed query string", "GET", "/?Action=ListQueues&x=%zz", nil,
 			400, "MalformedQueryString", ""},
 	}

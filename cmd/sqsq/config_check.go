@@ -138,7 +138,7 @@ var attributeHints = map[string]string{
 	sqsq.AttrContentBasedDeduplication:     `"true" or "false"`,
 	sqsq.AttrDeduplicationScope:            `"queue" or "messageGroup"`,
 	sqsq.AttrFifoThroughputLimit:           `"perQueue" or "perMessageGroupId"`,
-	sqsq.AttrPolicy:                        "a policy document of at most 8192 bytes",
+	sqsq.AttrPolicy:                        "a JSON policy document",
 	sqsq.AttrKmsMasterKeyID:                "",
 	sqsq.AttrRedrivePolicy:                 "",
 	sqsq.AttrRedriveAllowPolicy:            "",

@@ -19,6 +19,7 @@ var queueTests = []test{
 	{"tags", testTags},
 	{"tag or untag nothing", testTagsNone},
 	{"permissions", testPermissions},
+	{"policy quotas", testPolicyQuotas},
 	{"purge", testPurge},
 }
 
@@ -218,10 +219,14 @@ func testTags(e *env) {
 	e.wantErr(err, wantErr{op: "TagQueue", code: "InvalidParameterValue", status: 400}, "the aws: prefix is reserved (§3.16)")
 }
 
-// testTagsNone: Tags and TagKeys are required, and an empty one is a missing
-// one, on both wires. The Query protocol cannot send an empty map or list,
-// so there "no tags" is the absent parameter, which SQS refuses with
-// MissingParameter; the same request over JSON gets the same answer.
+// testTagsNone: Tags is required, and an empty map is a missing one, on
+// both wires: the Query protocol cannot send an empty map, so there "no
+// tags" is the absent parameter, which SQS refuses with MissingParameter;
+// the same request over JSON gets the same answer. An empty TagKeys list or
+// an empty key is InvalidParameterValue "Tag keys must be between 1 and 128
+// characters in length.", AWS's answer to botocore's TagKeys=[] (quoted in
+// getmoto/moto#1686, 2018); TagKeys left out (nil) is refused by the SDK's
+// own validation, as the model marks it required.
 func testTagsNone(e *env) {
 	url := e.createQueue("untouched", nil)
 	_, err := e.api().TagQueue(e.ctx, &sqs.TagQueueInput{QueueUrl: aws.String(url), Tags: map[string]string{"keep": "me"}})
@@ -229,7 +234,11 @@ func testTagsNone(e *env) {
 	_, err = e.api().TagQueue(e.ctx, &sqs.TagQueueInput{QueueUrl: aws.String(url), Tags: map[string]string{}})
 	e.wantErr(err, missingParameter("TagQueue", "Tags"), "TagQueue with an empty Tags map (§3.16)")
 	_, err = e.api().UntagQueue(e.ctx, &sqs.UntagQueueInput{QueueUrl: aws.String(url), TagKeys: []string{}})
-	e.wantErr(err, missingParameter("UntagQueue", "TagKeys"), "UntagQueue with an empty TagKeys list (§3.16)")
+	e.wantErr(err, invalidParameter("UntagQueue", "Tag keys must be between 1 and 128 characters in length."),
+		"UntagQueue with an empty TagKeys list (getmoto/moto#1686)")
+	_, err = e.api().UntagQueue(e.ctx, &sqs.UntagQueueInput{QueueUrl: aws.String(url), TagKeys: []string{"keep", ""}})
+	e.wantErr(err, invalidParameter("UntagQueue", "Tag keys must be between 1 and 128 characters in length."),
+		"UntagQueue with an empty key, which is what botocore's TagKeys=[] sends over Query (getmoto/moto#1686)")
 	out, err := e.api().ListQueueTags(e.ctx, &sqs.ListQueueTagsInput{QueueUrl: aws.String(url)})
 	e.must(err, "ListQueueTags")
 	e.diff(map[string]string{"keep": "me"}, out.Tags, "the refused calls change no tag")
