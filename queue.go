@@ -2,7 +2,6 @@ package sqsq
 
 import (
 	"context"
-	"math"
 	"sync/atomic"
 	"time"
 
@@ -83,54 +82,6 @@ type Queue struct {
 	jsettings   queueSettings
 	jcounters   map[string]int64
 	jcountersOf Counters
-}
-
-// notReceived marks a message never received (a mock clock starts at 0).
-const notReceived = math.MinInt64
-
-type msgState uint8
-
-const (
-	stateGone msgState = iota // deleted, expired, purged
-	stateAvailable
-	stateInflight
-	stateDelayed
-	stateHeld // received with visibility 0, visible again when the receive ends
-)
-
-// message is a stored message. Fields above the line never change after the
-// send, so a returned [Message] may read them without the lock.
-type message struct {
-	id     string
-	body   string
-	ext    *messageExt // nil when the message has no attributes
-	sentAt int64       // unix ms
-	md5    atomicString
-
-	// guarded by Queue.mu
-	seq            uint64
-	slot           uint32
-	state          msgState
-	gen            uint32 // bumped whenever avail/pending entries are pushed
-	serial         uint32 // receives from this queue; names the latest handle
-	receiveCount   int32  // ApproximateReceiveCount, across queues
-	enqueuedAt     int64  // unix ns, retention counts from here
-	visibleAt      int64  // unix ns, end of the delay or visibility timeout
-	availableSince int64  // unix ns
-	firstReceiveAt int64  // unix ms, notReceived until the first receive
-	receivedAt     int64  // unix ns of the current receive (12-hour budget)
-}
-
-// messageExt holds what most messages lack, to keep message small.
-type messageExt struct {
-	attrs     map[string]MessageAttribute
-	sysAttrs  map[string]MessageAttribute
-	groupID   string
-	dedupID   string
-	size      int
-	seqNum    uint64 // FIFO SequenceNumber
-	dlqSource string // DeadLetterQueueSourceArn
-	group     *group // FIFO group, guarded by Queue.mu
 }
 
 func newQueue(b *Broker, id uint64, name string, fifo bool, now time.Time) *Queue {

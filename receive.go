@@ -4,10 +4,8 @@ import (
 	"context"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
-	"github.com/sqsq/sqsq/internal/digest"
 	"github.com/sqsq/sqsq/internal/receipt"
 )
 
@@ -34,42 +32,6 @@ type ReceiveInput struct {
 	// none of them changed. A queue remembers its 10,000 latest ids (the
 	// bound matters only on a clock that does not move).
 	ReceiveRequestAttemptId string
-}
-
-// Message is a received message.
-type Message struct {
-	MessageId     string
-	ReceiptHandle string
-	Body          string
-	// Attributes are the requested system attributes, nil if none.
-	Attributes map[string]string
-	// MessageAttributes are the requested message attributes, nil if none.
-	MessageAttributes map[string]MessageAttribute
-
-	m *message
-}
-
-// MD5OfBody returns the hex MD5 of the body, computed once per message.
-func (m Message) MD5OfBody() string {
-	if m.m != nil {
-		return m.m.bodyMD5()
-	}
-	return digest.Body(m.Body)
-}
-
-// MD5OfMessageAttributes returns the MD5 of the returned message attributes
-// (only those), or "" when none are returned.
-func (m Message) MD5OfMessageAttributes() string { return attributesMD5(m.MessageAttributes) }
-
-type atomicString struct{ p atomic.Pointer[string] }
-
-func (m *message) bodyMD5() string {
-	if p := m.md5.p.Load(); p != nil {
-		return *p
-	}
-	s := digest.Body(m.body)
-	m.md5.p.Store(&s)
-	return s
 }
 
 // Receive returns up to MaxNumberOfMessages available messages and hides
