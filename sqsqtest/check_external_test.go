@@ -19,6 +19,7 @@ import (
 // and Seeds, each call marked "// USER LINE"; they run in a go test of
 // their own, since only the testing package prints file:line.
 func TestFailuresNameTheUsersFile(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs a test binary")
 	}
