@@ -13,8 +13,9 @@ import (
 )
 
 // The kit's helpers take the smallest testing interface they need, so they
-// work under *testing.T, *testing.B and *rapid.T alike (rapid.T has no
-// Helper method; the helpers call it when it is there).
+// work under *testing.T, *testing.B and *rapid.T alike, and call Helper
+// when the value has it (all three do), so a failure names the caller's
+// line, not the kit's.
 
 // Fataler is what a helper needs to fail a test.
 type Fataler interface {
@@ -35,11 +36,10 @@ type CleanupLogger interface {
 	Logf(format string, args ...any)
 }
 
-func helper(t any) {
-	if h, ok := t.(interface{ Helper() }); ok {
-		h.Helper()
-	}
-}
+// helperT is a test that can mark helpers. Each reporting function of the
+// kit asserts it and calls Helper itself: Helper marks the function that
+// calls it, so a shared func helper(t) would mark only itself.
+type helperT interface{ Helper() }
 
 // Epoch is the instant every clock the kit makes starts at: a fixed date, so
 // that timestamps in test output are the same on every run.
@@ -52,7 +52,9 @@ var Epoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 // (a receive still parked is reported as a leak). Pair the kit with goleak
 // in TestMain to check the rest of your goroutines.
 func NewBroker(t CleanupFataler, opts ...sqsq.Option) (*sqsq.Broker, *clock.Mock) {
-	helper(t)
+	if h, ok := t.(helperT); ok {
+		h.Helper() // here, in the function that reports: Helper marks its caller
+	}
 	clk := clock.NewMock()
 	clk.Set(Epoch)
 	rec := NewRecorder()
@@ -60,6 +62,9 @@ func NewBroker(t CleanupFataler, opts ...sqsq.Option) (*sqsq.Broker, *clock.Mock
 	b := sqsq.NewBroker(all...)
 	register(rec)
 	t.Cleanup(func() {
+		if h, ok := t.(helperT); ok {
+			h.Helper() // a leak is reported at the NewBroker call
+		}
 		_ = b.Close()
 		unregister(rec)
 		// Close has woken every parked receive; they return at once. The
@@ -91,7 +96,9 @@ var clockLimit = time.Date(2262, 1, 1, 0, 0, 0, 0, time.UTC)
 // the clock to 2262 (sqsq's times are int64 nanoseconds, which end in April
 // 2262); zero is a no-op.
 func Advance(t Fataler, clk *clock.Mock, d time.Duration) time.Time {
-	helper(t)
+	if h, ok := t.(helperT); ok {
+		h.Helper() // here, in the function that reports: Helper marks its caller
+	}
 	mu := moveLock(clk)
 	mu.Lock()
 	now := clk.Now()
@@ -133,7 +140,9 @@ func moveLock(clk *clock.Mock) *sync.Mutex {
 // It waits on the receivers, never on time; it fails the test if the
 // broker closes or the queue is deleted first.
 func WaitParked(t Fataler, q *sqsq.Queue, n int) {
-	helper(t)
+	if h, ok := t.(helperT); ok {
+		h.Helper() // here, in the function that reports: Helper marks its caller
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if err := q.WaitForReceivers(ctx, n); err != nil {
@@ -145,7 +154,9 @@ func WaitParked(t Fataler, q *sqsq.Queue, n int) {
 // and returns them in the order received. In-flight and delayed messages
 // stay. It fails the test on any error, so use it without a fault policy.
 func Drain(t Fataler, q *sqsq.Queue) []sqsq.Message {
-	helper(t)
+	if h, ok := t.(helperT); ok {
+		h.Helper() // here, in the function that reports: Helper marks its caller
+	}
 	ctx := context.Background()
 	var out []sqsq.Message
 	for {

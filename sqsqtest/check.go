@@ -101,10 +101,16 @@ func drawsShown() bool { return flagValue(drawsFlag) == "true" }
 // so rapid's report shows the schedule once. Rapid's log of every draw
 // ("[rapid] draw action: 2") is folded into one line unless the test runs
 // with -sqsqtest.draws.
-func (s Scenario) Check(t *rapid.T) { s.check(t, s.Run) }
+func (s Scenario) Check(t *rapid.T) {
+	t.Helper()
+	s.check(t, s.Run)
+}
 
-// check is Check with run playing each schedule.
+// check is Check with run playing each schedule. It and every function
+// between the user's test and it call Helper, so the failure names the
+// user's line.
 func (s Scenario) check(t *rapid.T, run func(Source) *Outcome) {
+	t.Helper()
 	var o *Outcome
 	if drawsShown() {
 		o = run(Rapid(t))
@@ -176,7 +182,10 @@ func (s Scenario) checkRuns(t *testing.T, run func(Source) *Outcome) {
 				break
 			}
 		}
-		rapid.Check(tb, func(t *rapid.T) { s.check(t, run) })
+		rapid.Check(tb, func(t *rapid.T) {
+			t.Helper()
+			s.check(t, run)
+		})
 	}
 	short := ""
 	if testing.Short() {
@@ -247,7 +256,9 @@ func (t *rapidTB) repeats(msg string) bool {
 // the run can be replayed with s.Run(sqsqtest.Seed(seed)), and the
 // timeline. It returns how many runs passed.
 func (s Scenario) Seeds(t Fataler, first uint64, n int) int {
-	helper(t)
+	if h, ok := t.(helperT); ok {
+		h.Helper() // here, in the function that reports: Helper marks its caller
+	}
 	if testing.Short() {
 		n = max(1, n/5)
 	}

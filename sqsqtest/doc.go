@@ -64,7 +64,16 @@
 //
 // The steps counted are those drawn; what follows "settle" is the settle
 // phase, which runs the consumers without faults until nothing is left to
-// do, so the invariants judge a finished run.
+// do, so the invariants judge a finished run. A run that never gets there
+// (a message failing on every try) says so on the report's first line,
+// "the run did not settle in 400 steps: A was received 57 times and never
+// deleted", and the loop it went round prints once. Failure lines name the
+// user's test, not the kit.
+//
+// Rapid writes a failing schedule under testdata/rapid/ of the package
+// and replays it first on the next run: ignore that directory in version
+// control, or pass -rapid.nofailfile. Its search is random unless
+// -rapid.seed is set, so a shrunk schedule can differ from run to run.
 //
 // [Scenario.Seeds] plays seeded schedules instead and prints the failing
 // seed; [Scenario.Find] searches and shrinks without a *testing.T, to

@@ -48,11 +48,11 @@ func TestReportSummarisesTheSettlePhase(t *testing.T) {
 → t=30s c2 delete(A)
 → t=30s c2 done with A
 → t=1m0s … 3 events of C (expiry, moved to DLQ, redrive)`
-	if got := tl.report(labels, map[string]bool{"A": true}); got != want {
+	if got := tl.report(labels, map[string]bool{"A": true}, 0); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 	// A failure that names no message prints every line.
-	if got := tl.report(labels, nil); got != tl.String() {
+	if got := tl.report(labels, nil, 0); got != tl.String() {
 		t.Errorf("with no label named, got\n%s\nwant every line:\n%s", got, tl)
 	}
 }
@@ -62,13 +62,13 @@ func TestReportCutsLongPhases(t *testing.T) {
 	t.Parallel()
 	var tl Timeline
 	for i := 0; i < maxPrinted+50; i++ {
-		tl = append(tl, at(i, "receive by c1: empty"))
+		tl = append(tl, at(i, fmt.Sprintf("receive by c%d: empty", i))) // no repeats to fold
 	}
 	tl = append(tl, at(999, settleText))
 	for i := 0; i < maxPrinted+7; i++ {
-		tl = append(tl, at(1000+i, "c1 delete(A)"))
+		tl = append(tl, at(1000+i, fmt.Sprintf("c%d delete(A)", i)))
 	}
-	got := strings.Split(tl.report(map[string]bool{"A": true}, map[string]bool{"A": true}), "\n")
+	got := strings.Split(tl.report(map[string]bool{"A": true}, map[string]bool{"A": true}, 0), "\n")
 	if len(got) != 2*maxPrinted+3 {
 		t.Fatalf("%d lines, want %d", len(got), 2*maxPrinted+3)
 	}
@@ -358,5 +358,122 @@ func TestRapidTBSumsPassedRuns(t *testing.T) {
 	}
 	if fake.failed || tb.passed != 2*checks || len(fake.lines) != 0 {
 		t.Errorf("failed %v, passed %d (want %d), lines %q", fake.failed, tb.passed, 2*checks, fake.lines)
+	}
+}
+
+// declinedEveryTime fails on its own draw's lucky value, so under the
+// lucky schedule (and every schedule rapid shrinks to) no message is ever
+// deleted and the run cannot settle.
+func declinedEveryTime(bodies ...string) Scenario {
+	return Scenario{
+		Messages: bodies,
+		Consumer: func(env *Env) Handler {
+			q := env.Queue()
+			return func(ctx context.Context, m Msg) error {
+				if env.Draw("declined", 2) == 0 {
+					return errors.New("declined")
+				}
+				if err := env.Commit("charge", func(tx *Tx) error { tx.Effect("charge:" + m.Body); return nil }); err != nil {
+					return err
+				}
+				return q.Delete(ctx, m.ReceiptHandle)
+			}
+		},
+		Invariants: []Invariant{EffectOnce(func(b string) string { return "charge:" + b }), NothingLeft()},
+	}
+}
+
+// A run that never settles says so on its first line, naming the messages
+// that kept it going, and its report folds the loop it went round.
+func TestUnsettledRunSaysSoFirst(t *testing.T) {
+	t.Parallel()
+	o := declinedEveryTime("order-1", "order-2", "order-3").Run(Lucky())
+	out := o.String()
+	first, _, _ := strings.Cut(out, "\n")
+	if !regexp.MustCompile(`^the run did not settle in 400 steps: A was received \d+ times and never deleted; B was received \d+ times`).MatchString(first) {
+		t.Errorf("first line %q does not say the run did not settle, naming A and B:\n%s", first, out)
+	}
+	if !strings.Contains(out, "\ninvariant failed: every message's effect committed exactly once: A") {
+		t.Errorf("no invariant on the second line:\n%s", out)
+	}
+	if !regexp.MustCompile(`\n→ t=30s … the same 9 lines \d+ more times, to t=\d+m0s\n`).MatchString(out) {
+		t.Errorf("the loop is not folded:\n%s", out)
+	}
+	if lines := strings.Count(out, "\n") + 1; lines >= 60 || len(out) >= 4096 {
+		t.Errorf("%d lines, %d bytes:\n%s", lines, len(out), out)
+	}
+	// A settled run's report does not mention settling.
+	s := declinedEveryTime("order-1")
+	s.Invariants = []Invariant{{Name: "always", Check: func(*Result) error { return errors.New("show A") }}}
+	s.Consumer = func(env *Env) Handler {
+		q := env.Queue()
+		return func(ctx context.Context, m Msg) error { return q.Delete(ctx, m.ReceiptHandle) }
+	}
+	if out := s.Run(Lucky()).String(); strings.Contains(out, "settle in") || !strings.HasPrefix(out, "invariant failed: always: show A\n") {
+		t.Errorf("a settled run's report:\n%s", out)
+	}
+}
+
+// Through rapid, the unsettled run's failure, shrunk, is bounded and says
+// first that it did not settle. Not parallel: rapid writes its fail file
+// under the working directory.
+func TestUnsettledRunThroughRapid(t *testing.T) {
+	t.Chdir(t.TempDir())
+	s := declinedEveryTime("order-1", "order-2", "order-3")
+	fake := &fakeTB{}
+	rapidCheck(&rapidTB{TB: fake}, func(t *rapid.T) { s.check(t, s.Run) })
+	out := strings.Join(fake.lines, "\n")
+	if !fake.failed {
+		t.Fatalf("no failure:\n%s", out)
+	}
+	if !regexp.MustCompile(`^\[rapid\] failed after \d+ tests: the run did not settle in 400 steps: A was received \d+ times and never deleted;`).MatchString(out) {
+		t.Errorf("the failure does not start with the run not settling:\n%s", out)
+	}
+	if lines := strings.Count(out, "\n") + 1; lines >= 60 || len(out) >= 4096 {
+		t.Errorf("%d lines, %d bytes:\n%s", lines, len(out), out)
+	}
+}
+
+// A block of lines repeated in a row prints once, then one line for the
+// other copies, in both phases; the times may differ, the texts may not.
+func TestReportFoldsRepeats(t *testing.T) {
+	t.Parallel()
+	tl := Timeline{at(0, "send(A)")}
+	for i := 0; i < 5; i++ {
+		tl = append(tl, at(i, "receive by c1: empty"))
+	}
+	tl = append(tl, at(5, settleText))
+	for i := 0; i < 4; i++ {
+		tl = append(tl, at(30*(i+1), "visibility expired(A)"), at(30*(i+1), "receive(A) by c1"), at(30*(i+1), "c1 failed on A: declined"))
+	}
+	tl = append(tl, at(200, "c1 delete(A)"))
+	want := `  t=0s send(A)
+→ t=0s receive by c1: empty
+→ t=1s … the same line 4 more times, to t=4s
+→ t=5s settle: faults and crashes off
+→ t=30s visibility expired(A)
+→ t=30s receive(A) by c1
+→ t=30s c1 failed on A: declined
+→ t=1m0s … the same 3 lines 3 more times, to t=2m0s
+→ t=3m20s c1 delete(A)`
+	if got := tl.report(map[string]bool{"A": true}, map[string]bool{"A": true}, 0); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// A long legend keeps the messages the failure names and counts the rest.
+func TestLegendIsCapped(t *testing.T) {
+	t.Parallel()
+	var legend []string
+	for i := 0; i < 20; i++ {
+		legend = append(legend, fmt.Sprintf("%s = %q (…%d)", label(i), "m"+strconv.Itoa(i), i+1))
+	}
+	got := capLegend(legend, map[string]bool{"K": true, "T": true})
+	want := append(append(append([]string(nil), legend[:6]...), legend[10], legend[19]), "… and 12 more")
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	if got := capLegend(legend[:maxLegend], nil); len(got) != maxLegend {
+		t.Errorf("a legend of %d entries cut: %q", maxLegend, got)
 	}
 }

@@ -12,7 +12,9 @@ import (
 // behind without receiving (which would move messages in flight and count
 // receives).
 func Peek(t Fataler, q *sqsq.Queue) []sqsq.PeekedMessage {
-	helper(t)
+	if h, ok := t.(helperT); ok {
+		h.Helper() // here, in the function that reports: Helper marks its caller
+	}
 	var all []sqsq.PeekedMessage
 	in := sqsq.PeekInput{Limit: 1000}
 	for {

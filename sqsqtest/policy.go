@@ -86,8 +86,13 @@ func NewPolicy(src Source, rates Rates) *Policy {
 // SeedFaults returns a policy drawing from [Seed](seed) and registers a
 // cleanup that logs the seed if the test failed, so the run can be replayed.
 func SeedFaults(t CleanupLogger, seed uint64, rates Rates) *Policy {
-	helper(t)
+	if h, ok := t.(helperT); ok {
+		h.Helper() // here, in the function that reports: Helper marks its caller
+	}
 	t.Cleanup(func() {
+		if h, ok := t.(helperT); ok {
+			h.Helper() // the seed is logged at the SeedFaults call
+		}
 		if t.Failed() {
 			t.Logf("sqsqtest: fault policy seed %d (replay with sqsqtest.SeedFaults(t, %d, rates))", seed, seed)
 		}

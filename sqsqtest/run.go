@@ -36,22 +36,23 @@ type run struct {
 	calls  []*call     // parked kit calls, sorted (see sortCalls)
 	early  []*call     // arrivals that ended a clock advance early
 
-	labels    map[string]string    // body → label
-	handles   map[string]string    // receipt handle → label
-	deadlines map[string]time.Time // MessageId → end of its visibility
-	delays    map[string]time.Time // MessageId → end of its delay
-	idLabel   map[string]string    // MessageId → label
-	ids       map[string][]string  // label → its MessageIds
-	inDLQ     []string             // labels in the DLQ, in order
-	sentBy    map[string][]string  // queue → bodies the consumers sent
-	stored    map[string][2]string // MessageId → {queue, label} of a message still stored
-	concur    []string             // labels handed out while another consumer had them
-	dups      []string             // labels delivered again by a Duplicate fault, not yet logged
-	sent      int
-	tl        Timeline
-	steps     int
-	settling  bool
-	version   uint64 // moves whenever the world may have changed
+	labels      map[string]string    // body → label
+	handles     map[string]string    // receipt handle → label
+	deadlines   map[string]time.Time // MessageId → end of its visibility
+	delays      map[string]time.Time // MessageId → end of its delay
+	idLabel     map[string]string    // MessageId → label
+	ids         map[string][]string  // label → its MessageIds
+	inDLQ       []string             // labels in the DLQ, in order
+	sentBy      map[string][]string  // queue → bodies the consumers sent
+	stored      map[string][2]string // MessageId → {queue, label} of a message still stored
+	concur      []string             // labels handed out while another consumer had them
+	dups        []string             // labels delivered again by a Duplicate fault, not yet logged
+	sent        int
+	tl          Timeline
+	steps       int
+	settling    bool
+	settleSteps int    // the actions the settle phase took
+	version     uint64 // moves whenever the world may have changed
 
 	evMu   sync.Mutex
 	events []sqsq.Event
@@ -128,6 +129,9 @@ func (s Scenario) Run(src Source) *Outcome {
 	if err := r.sch.failed(); err != nil {
 		out.Err = err
 		return out
+	}
+	if !settled {
+		out.unsettled = r.unsettled()
 	}
 	res := r.result(settled)
 	for _, inv := range s.Invariants {

@@ -182,6 +182,11 @@ type Outcome struct {
 	History *Recorder
 	// Legend names the labels: A = order-1 (MessageId …).
 	Legend []string
+
+	// unsettled, for a run that did not settle, says so and names what
+	// kept it going: "the run did not settle in 400 steps: A was received
+	// 14 times and never deleted".
+	unsettled string
 }
 
 // String reports the run: for a failure, the error, the legend of the

@@ -2,6 +2,7 @@ package sqsqtest
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -15,7 +16,8 @@ import (
 // advances and redrives. It reports whether it got there.
 func (r *run) settle() bool {
 	stuck := false
-	for i := 0; i < r.s.SettleSteps && r.sch.failed() == nil; i++ {
+	r.settleSteps = 0
+	for ; r.settleSteps < r.s.SettleSteps && r.sch.failed() == nil; r.settleSteps++ {
 		if r.quiet() {
 			break
 		}
@@ -48,6 +50,74 @@ func (r *run) settle() bool {
 		stuck = receive && len(r.tl) == before+1 && strings.HasSuffix(r.tl[before].Text, ": empty")
 	}
 	return r.quiet()
+}
+
+// maxBlockers bounds the messages and consumers [run.unsettled] names.
+const maxBlockers = 3
+
+// unsettled says that the run did not settle, and why: the messages still
+// stored, with how often each was received, then the consumers still
+// busy, "the run did not settle in 400 steps: A was received 14 times and
+// never deleted".
+func (r *run) unsettled() string {
+	var why []string
+	if unsent := len(r.s.Messages) - r.sent; unsent > 0 {
+		why = append(why, fmt.Sprintf("%d of the messages never sent", unsent))
+	}
+	where := map[string]string{} // label → the queue it is stored in
+	for _, st := range r.stored {
+		if st[0] == r.q.Name() && where[st[1]] == "" {
+			where[st[1]] = "queue"
+		} else if r.dlq != nil && st[0] == r.dlq.Name() {
+			where[st[1]] = "DLQ"
+		}
+	}
+	for i := range r.s.Messages {
+		l := label(i)
+		if where[l] == "" {
+			continue
+		}
+		received := 0
+		for _, id := range r.ids[l] {
+			for _, rec := range r.rec.History(id) {
+				if rec.Kind == "received" {
+					received++
+				}
+			}
+		}
+		text := l + " was never received"
+		switch {
+		case received == 1:
+			text = l + " was received once and never deleted"
+		case received > 1:
+			text = fmt.Sprintf("%s was received %d times and never deleted", l, received)
+		}
+		if where[l] == "DLQ" {
+			text += " (in the DLQ)"
+		}
+		why = append(why, text)
+	}
+	for _, c := range r.slots {
+		if c.busy {
+			why = append(why, c.name+" was still busy")
+		}
+	}
+	for _, cl := range r.calls {
+		if !cl.receive && cl.c != nil {
+			why = append(why, fmt.Sprintf("%s was still waiting in %s", cl.c.name, cl.text))
+		}
+	}
+	if len(why) > maxBlockers {
+		why = append(why[:maxBlockers], fmt.Sprintf("and %d more", len(why)-maxBlockers))
+	}
+	head := fmt.Sprintf("the run did not settle in %d steps", r.settleSteps)
+	if r.settleSteps < r.s.SettleSteps {
+		head = fmt.Sprintf("the run did not settle: it stopped after %d steps with nothing it could do", r.settleSteps)
+	}
+	if len(why) == 0 {
+		return head
+	}
+	return head + ": " + strings.Join(why, "; ")
 }
 
 // quiet reports that the consumed queues are empty, every message sent

@@ -48,13 +48,36 @@ func arrow(i int) string {
 	return "\n→ "
 }
 
+// minRepeats is the fewest consecutive copies of a block of printed lines
+// (at most maxPeriod of them) that a report folds into the first copy and
+// one line, if that saves minSummary lines or more: "… the same 6 lines 74 more times, to t=38m0s": a run that
+// never settles goes round the same loop until the settle bound.
+const (
+	minRepeats = 3
+	maxPeriod  = 16
+)
+
+// printedLine is a line of a report and the number of events it stands
+// for.
+type printedLine struct {
+	at     time.Duration
+	text   string
+	events int
+}
+
 // report prints tl for a failure. The drawn phase prints in full (up to
 // maxPrinted lines). In the settle phase, a line that names a label in
 // keep prints in full; a run of minSummary or more other lines folds into
 // one, "… 9 events of B, C (receive, charge, delete, done)". With keep
-// empty (the failure names no message) every line prints. labels are the
+// empty (the failure names no message) every line prints. In both phases
+// a block of lines repeated minRepeats times or more prints once, followed
+// by "… the same 6 lines 74 more times, to t=38m0s". The settle phase
+// prints at most limit lines (maxPrinted if limit is 0). labels are the
 // scenario's labels, the only words taken for one.
-func (tl Timeline) report(labels, keep map[string]bool) string {
+func (tl Timeline) report(labels, keep map[string]bool, limit int) string {
+	if limit <= 0 {
+		limit = maxPrinted
+	}
 	settle := len(tl)
 	for i, e := range tl {
 		if e.Text == settleText {
@@ -69,41 +92,104 @@ func (tl Timeline) report(labels, keep map[string]bool) string {
 		fmt.Fprintf(&b, "t=%v %s", at, text)
 		n++
 	}
-	for i, e := range tl[:settle] {
-		if i == maxPrinted {
-			b.WriteString(arrow(n))
-			fmt.Fprintf(&b, "… %d more events of the drawn schedule", settle-i)
-			n++
-			break
+	// print prints ls, cut after max lines with the count of the events
+	// left out.
+	print := func(ls []printedLine, max int, more string) {
+		for i, l := range ls {
+			if i == max {
+				left := 0
+				for _, l := range ls[i:] {
+					left += l.events
+				}
+				b.WriteString(arrow(n))
+				fmt.Fprintf(&b, "… %d more events%s", left, more)
+				n++
+				return
+			}
+			line(l.at, l.text)
 		}
-		line(e.At, e.Text)
 	}
+	var drawn []printedLine
+	for _, e := range tl[:settle] {
+		drawn = append(drawn, printedLine{e.At, e.Text, 1})
+	}
+	print(foldRepeats(drawn), maxPrinted, " of the drawn schedule")
 	if settle == len(tl) {
 		return b.String()
 	}
 	line(tl[settle].At, tl[settle].Text)
 	rest := tl[settle+1:]
-	printed := 0
+	var ls []printedLine
 	for i := 0; i < len(rest); {
-		if printed == maxPrinted {
-			b.WriteString(arrow(n))
-			fmt.Fprintf(&b, "… %d more events", len(rest)-i)
-			break
-		}
 		j := i
 		for j < len(rest) && len(keep) > 0 && !names(rest[j].Text, labels, keep) {
 			j++
 		}
 		if j-i >= minSummary {
-			line(rest[i].At, summary(rest[i:j], labels))
+			ls = append(ls, printedLine{rest[i].At, summary(rest[i:j], labels), j - i})
 			i = j
 		} else {
-			line(rest[i].At, rest[i].Text)
+			ls = append(ls, printedLine{rest[i].At, rest[i].Text, 1})
 			i++
 		}
-		printed++
 	}
+	print(foldRepeats(ls), limit, "")
 	return b.String()
+}
+
+// foldRepeats keeps the first copy of each block of lines that repeats
+// minRepeats times or more in a row (the same texts, whatever the times)
+// and puts one line for the other copies after it. Of the blocks that
+// start at a line, the one covering the most lines wins, the shortest on a
+// tie.
+func foldRepeats(ls []printedLine) []printedLine {
+	var out []printedLine
+	for i := 0; i < len(ls); {
+		bestK, bestR := 0, 0
+		for k := 1; k <= maxPeriod && i+k*minRepeats <= len(ls); k++ {
+			r := 1
+			for i+(r+1)*k <= len(ls) && sameTexts(ls[i:i+k], ls[i+r*k:i+(r+1)*k]) {
+				r++
+			}
+			// Fold only where it saves lines: three copies of one line
+			// stay.
+			if r >= minRepeats && k*(r-1) >= minSummary && k*r > bestK*bestR {
+				bestK, bestR = k, r
+			}
+		}
+		if bestK == 0 {
+			out = append(out, ls[i])
+			i++
+			continue
+		}
+		out = append(out, ls[i:i+bestK]...)
+		events := 0
+		for _, l := range ls[i+bestK : i+bestK*bestR] {
+			events += l.events
+		}
+		what := fmt.Sprintf("%d lines", bestK)
+		if bestK == 1 {
+			what = "line"
+		}
+		text := fmt.Sprintf("… the same %s %d more times", what, bestR-1)
+		if first, last := ls[i+bestK].at, ls[i+bestK*bestR-1].at; last != first {
+			text += fmt.Sprintf(", to t=%v", last)
+		}
+		out = append(out, printedLine{ls[i+bestK].at, text, events})
+		i += bestK * bestR
+	}
+	return out
+}
+
+// sameTexts reports whether two blocks of lines read the same but for
+// their times.
+func sameTexts(a, b []printedLine) bool {
+	for i := range a {
+		if a[i].text != b[i].text {
+			return false
+		}
+	}
+	return true
 }
 
 // summary folds uninvolved lines into one: how many, the labels they
@@ -174,8 +260,23 @@ func kindOf(text string) string {
 	return w
 }
 
-// headline is the first line of a failure's report.
-func (o *Outcome) headline() string { return "invariant failed: " + o.Err.Error() }
+// maxLegend bounds the entries a report's legend prints: the messages
+// the failure names, then the first others, then "… and 12 more".
+const maxLegend = 8
+
+// unsettledLimit bounds the settle lines a report prints of a run that did
+// not settle: past the loop that kept it going, more lines say nothing.
+const unsettledLimit = 40
+
+// headline is the first line of a failure's report, and for a run that
+// did not settle the first two: why it did not, then the invariant.
+func (o *Outcome) headline() string {
+	h := "invariant failed: " + o.Err.Error()
+	if o.unsettled != "" {
+		h = o.unsettled + "\n" + h
+	}
+	return h
+}
 
 // details is a failure's report after its headline: the legend and the
 // schedule, its settle phase summarised around the messages the failure
@@ -185,14 +286,42 @@ func (o *Outcome) details() string {
 	for _, l := range o.Legend {
 		labels[strings.SplitN(l, " ", 2)[0]] = true
 	}
-	for _, w := range words(o.Err.Error()) {
+	for _, w := range words(o.headline()) {
 		if labels[w] {
 			keep[w] = true
 		}
 	}
 	legend := ""
 	if len(o.Legend) > 0 {
-		legend = "messages: " + joinLegend(o.Legend) + "\n"
+		legend = "messages: " + joinLegend(capLegend(o.Legend, keep)) + "\n"
 	}
-	return fmt.Sprintf("%sschedule (%d steps):\n%s", legend, o.Steps, o.Timeline.report(labels, keep))
+	limit := 0
+	if o.unsettled != "" {
+		limit = unsettledLimit
+	}
+	return fmt.Sprintf("%sschedule (%d steps):\n%s", legend, o.Steps, o.Timeline.report(labels, keep, limit))
+}
+
+// capLegend keeps at most maxLegend entries of legend, in order: those of
+// the labels in keep first, then the first others, and counts the rest.
+func capLegend(legend []string, keep map[string]bool) []string {
+	if len(legend) <= maxLegend {
+		return legend
+	}
+	chosen := map[int]bool{}
+	for i, l := range legend {
+		if len(chosen) < maxLegend && keep[strings.SplitN(l, " ", 2)[0]] {
+			chosen[i] = true
+		}
+	}
+	for i := 0; i < len(legend) && len(chosen) < maxLegend; i++ {
+		chosen[i] = true
+	}
+	var out []string
+	for i, l := range legend {
+		if chosen[i] {
+			out = append(out, l)
+		}
+	}
+	return append(out, fmt.Sprintf("… and %d more", len(legend)-len(out)))
 }
