@@ -89,9 +89,51 @@ type queueMutex struct {
 
 func (l *queueMutex) Unlock() {
 	if q := l.q; q != nil && q.jr != nil {
-		q.flushJournal()
+		if p := q.jpartner; p != nil {
+			q.flushPair(p)
+		} else {
+			q.flushJournal()
+		}
 	}
 	l.Mutex.Unlock()
+}
+
+// A move between two queues (a dead letter, a move task's step) changes
+// both under both locks: journaled apart, a commit could hold one side
+// and a crash lose the other, and a message be in neither queue, or in
+// both (moved again after the restart). So the mover pairs the queues
+// (jpartner), and the first Unlock journals both, as one Group, while
+// the other is still locked.
+
+// pairJournal pairs q and p, both locked by the caller, for their next
+// Unlock. Caller holds q.mu and p.mu.
+func pairJournal(q, p *Queue) {
+	if q.jr != nil && q != p {
+		q.jpartner, p.jpartner = p, q
+	}
+}
+
+// flushPair writes what changed in q and in its partner p as one Group.
+// Caller holds q.mu and p.mu.
+func (q *Queue) flushPair(p *Queue) {
+	q.jpartner, p.jpartner = nil, nil
+	var group []state.Change
+	q.jsink, p.jsink = &group, &group
+	q.flushJournal()
+	p.flushJournal()
+	q.jsink, p.jsink = nil, nil
+	if len(group) > 0 {
+		q.jr.emit(state.Change{Kind: state.Group, Changes: group})
+	}
+}
+
+// jemit writes c, or adds it to the group being made. Caller holds q.mu.
+func (q *Queue) jemit(c state.Change) {
+	if q.jsink != nil {
+		*q.jsink = append(*q.jsink, c)
+		return
+	}
+	q.jr.emit(c)
 }
 
 // journalHeader is exportHeader for the journal: the attributes and
@@ -124,7 +166,7 @@ func (q *Queue) flushJournal() {
 	j := q.jr
 	if q.deleted {
 		if q.jsent && !q.jdeleted {
-			j.emit(state.Change{Kind: state.QueueDelete, QueueID: q.id})
+			q.jemit(state.Change{Kind: state.QueueDelete, QueueID: q.id})
 		}
 		q.jdeleted = true
 		clear(q.jdirty)
@@ -140,7 +182,7 @@ func (q *Queue) flushJournal() {
 		}
 		q.jsent, q.jlast = true, h
 		c := h
-		j.emit(state.Change{Kind: state.QueuePut, Account: q.b.cfg.accountID, Region: q.b.cfg.region, QueueID: q.id, Queue: &c})
+		q.jemit(state.Change{Kind: state.QueuePut, Account: q.b.cfg.accountID, Region: q.b.cfg.region, QueueID: q.id, Queue: &c})
 	}
 	if q.fifo {
 		q.flushWindows()
@@ -164,14 +206,14 @@ func (q *Queue) flushJournal() {
 		}
 		last = m
 		if m.state == stateGone {
-			j.emit(state.Change{Kind: state.MessageDelete, QueueID: q.id, Seq: m.seq})
+			q.jemit(state.Change{Kind: state.MessageDelete, QueueID: q.id, Seq: m.seq})
 			continue
 		}
 		sm := new(state.Message)
 		if err := m.exportTo(sm); err != nil {
 			continue // held: only within a receive, which flushes again when it ends
 		}
-		j.emit(state.Change{Kind: state.MessagePut, QueueID: q.id, Message: sm})
+		q.jemit(state.Change{Kind: state.MessagePut, QueueID: q.id, Message: sm})
 	}
 	clear(q.jdirty)
 	q.jdirty = q.jdirty[:0]
@@ -180,14 +222,13 @@ func (q *Queue) flushJournal() {
 // flushWindows writes the entries of a FIFO queue's windows that changed,
 // each key once, as it is now. Caller holds q.mu.
 func (q *Queue) flushWindows() {
-	j := q.jr
 	dedup := func(x *expiringMap[dedupEntry], win state.Window) {
 		for _, k := range uniqueKeys(x.changed) {
 			if e, expires, ok := x.lookup(k); ok {
-				j.emit(state.Change{Kind: state.WindowPut, QueueID: q.id, Window: win,
+				q.jemit(state.Change{Kind: state.WindowPut, QueueID: q.id, Window: win,
 					Dedup: &state.Dedup{Key: k, MessageID: e.messageID, SeqNum: e.seqNum, Expires: expires}})
 			} else {
-				j.emit(state.Change{Kind: state.WindowDelete, QueueID: q.id, Window: win, Key: k})
+				q.jemit(state.Change{Kind: state.WindowDelete, QueueID: q.id, Window: win, Key: k})
 			}
 		}
 		clear(x.changed)
@@ -199,9 +240,9 @@ func (q *Queue) flushWindows() {
 	for _, k := range uniqueKeys(x.changed) {
 		if a, expires, ok := x.lookup(k); ok {
 			sa := exportAttempt(k, a, expires)
-			j.emit(state.Change{Kind: state.WindowPut, QueueID: q.id, Window: state.WindowAttempts, Attempt: &sa})
+			q.jemit(state.Change{Kind: state.WindowPut, QueueID: q.id, Window: state.WindowAttempts, Attempt: &sa})
 		} else {
-			j.emit(state.Change{Kind: state.WindowDelete, QueueID: q.id, Window: state.WindowAttempts, Key: k})
+			q.jemit(state.Change{Kind: state.WindowDelete, QueueID: q.id, Window: state.WindowAttempts, Key: k})
 		}
 	}
 	clear(x.changed)

@@ -647,6 +647,7 @@ func (t *moveTask) moveOne(at int64) (moved bool, failure string, done bool) {
 	}
 	first.mu.Lock()
 	second.mu.Lock()
+	pairJournal(src, dst)
 	defer first.mu.Unlock()
 	defer second.mu.Unlock()
 	if dst.deleted || src.deleted {

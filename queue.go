@@ -74,6 +74,8 @@ type Queue struct {
 	// changed since q.mu was taken; the header last written.
 	jr       *journal
 	jdirty   []*message
+	jpartner *Queue          // the other queue of a move, locked too (pairJournal)
+	jsink    *[]state.Change // the group being made, while flushPair runs
 	jsent    bool
 	jdeleted bool
 	jlast    state.Queue

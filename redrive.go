@@ -337,6 +337,7 @@ func (q *Queue) lockReceive() (now int64, dlq *Queue, err error) {
 		}
 		first.mu.Lock()
 		second.mu.Lock()
+		pairJournal(q, dlq)
 		if q.deleted {
 			q.mu.Unlock()
 			dlq.mu.Unlock()

@@ -81,7 +81,11 @@ func (c *committer) report(ch state.Change) {
 		c.mu.Unlock()
 		return
 	}
-	c.pending = append(c.pending, ch)
+	if ch.Kind == state.Group { // one report: no commit can take half of it
+		c.pending = append(c.pending, ch.Changes...)
+	} else {
+		c.pending = append(c.pending, ch)
+	}
 	c.reported++
 	c.mu.Unlock()
 	select {

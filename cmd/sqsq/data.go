@@ -76,8 +76,8 @@ func openData(d dataOptions, region, account string, mock *clock.Mock, log *slog
 	if err != nil {
 		return nil, nil, err
 	}
-	if moved := s.Recovered(); moved != "" {
-		log.Warn("the data file was damaged: moved aside, starting empty", "moved", moved)
+	if note := s.Recovered(); note != "" { // a file moved aside, or a commit a crash cut short
+		log.Warn("durable mode: recovered at start", "note", note)
 	}
 	b, fromState, err := startFrom(s, d.dir, region, account, mock, log, opts)
 	if err == nil {

@@ -55,6 +55,9 @@ const (
 	// WindowDelete removes the entry Key of window Window of queue
 	// QueueID.
 	WindowDelete
+	// Group is Changes, which a store must write together or not at all:
+	// a move between two queues.
+	Group
 )
 
 // Window names one of a FIFO queue's windows, in a WindowPut or a
@@ -83,6 +86,8 @@ type Change struct {
 	Queue           *Queue
 	Scope           *Scope
 	Task            *Task
+	// Group
+	Changes []Change
 	// WindowPut, WindowDelete
 	Window  Window
 	Key     string // WindowDelete
@@ -183,6 +188,12 @@ func apply(w *World, c *Change) error {
 		w.Tasks = slices.DeleteFunc(w.Tasks, func(t Task) bool { return t.Seq == c.TaskSeq }) // never nil: Export's is not
 	case HeaderPut:
 		w.Now, w.NextQueueID, w.NextTaskSeq = c.Now, c.NextQueueID, c.NextTaskSeq
+	case Group:
+		for i := range c.Changes {
+			if err := apply(w, &c.Changes[i]); err != nil {
+				return err
+			}
+		}
 	case WindowPut, WindowDelete:
 		q := findQueue(w, c.QueueID)
 		if q == nil {
