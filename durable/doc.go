@@ -180,9 +180,20 @@
 //
 // # Size and speed
 //
-// Measured on a 2-vCPU virtual machine shared with other work (Go 1.26,
-// linux/amd64; runs vary by up to half), with a queue of messages of a
-// 1 KiB body, a 36-byte id and one attribute:
+// A commit costs one write and one fdatasync of the log, about 0.1 ms of
+// CPU on the project's 2-vCPU machine, where a bbolt transaction costs
+// about 0.3 ms (and 2.2 ms when bbolt also wrote its freelist, which the
+// store now leaves to bbolt to rebuild at Open). BenchmarkCommit sends 1
+// KiB messages on 16 goroutines, each send followed by Sync: 15 to 16
+// sends share a commit, at 60 to 100 µs of CPU a send, the same at a FIFO
+// deduplication window of 1,000 or 10,000 ids (each id is a record of its
+// own). A send alone costs 2 to 5 µs in memory:
+//
+//	go test -run '^$' -bench Commit -benchtime 20000x ./durable
+//
+// Save and Load, measured on the same machine shared with other work (Go
+// 1.26, linux/amd64; runs vary by up to half), with a queue of messages of
+// a 1 KiB body, a 36-byte id and one attribute:
 //
 //	go test -run '^$' -bench . -benchtime 10x ./durable                                  # 100,000 messages
 //	go test -run '^$' -bench . -benchtime 3x ./durable -args -durable.messages=1000000   # 1,000,000

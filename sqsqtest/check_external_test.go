@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/sqsq/sqsq/internal/testsize"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,8 +21,8 @@ import (
 // their own, since only the testing package prints file:line.
 func TestFailuresNameTheUsersFile(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds and runs a test binary")
+	if testing.Short() || !testsize.Long() {
+		t.Skip("builds and runs a test binary: SQSQ_LONG=1 (the long suite, in CI) runs it")
 	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
