@@ -20,6 +20,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/sqsq/sqsq/internal/sqsqproc"
 )
 
 // driver runs the rounds: traffic, kill, restart, check.
@@ -29,8 +31,8 @@ type driver struct {
 	l           *ledger
 	rng         *rand.Rand
 	bin, data   string
-	log         *tail
-	srv         *server
+	log         *sqsqproc.Tail
+	srv         *sqsqproc.Server
 	http        *http.Client
 	sqs         *sqs.Client
 	accountPath string
@@ -57,14 +59,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (*result,
 		return nil, err
 	}
 	bctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	bin, err := serverBinary(bctx, cfg.server, tmp)
+	bin, err := sqsqproc.Binary(bctx, cfg.server, tmp)
 	cancel()
 	if err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
 	d := &driver{cfg: cfg, out: stdout, errw: stderr, l: newLedger(), rng: rand.New(rand.NewPCG(cfg.seed, 0)),
-		bin: bin, data: tmp + "/data", log: &tail{max: 64 << 10}, admin: newAdmin(cfg.seed)}
+		bin: bin, data: tmp + "/data", log: sqsqproc.NewTail(64 << 10), admin: newAdmin(cfg.seed)}
 	for i := range cfg.clients {
 		d.clients = append(d.clients, newClient(i, cfg.seed))
 	}
@@ -95,7 +97,7 @@ func (d *driver) run(ctx context.Context) (*result, error) {
 	}
 	defer func() {
 		if d.srv != nil {
-			_ = d.srv.crash(true)
+			_ = crash(d.srv, true)
 		}
 	}()
 	if err := d.setup(ctx); err != nil {
@@ -166,7 +168,7 @@ func (d *driver) start(addr string) error {
 	d.http = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * d.cfg.clients}, Timeout: 30 * time.Second}
 	d.sqs = sqs.New(sqs.Options{
 		Region:       "us-east-1",
-		BaseEndpoint: aws.String(srv.url),
+		BaseEndpoint: aws.String(srv.URL),
 		Credentials:  staticCredentials,
 		HTTPClient:   d.http,
 		Retryer:      aws.NopRetryer{},
@@ -240,7 +242,7 @@ func (d *driver) setup(ctx context.Context) error {
 // outcome unknown), restarts it on the same data and checks.
 func (d *driver) round(ctx context.Context, wait time.Duration) (roundTiming, checkReport, error) {
 	var t roundTiming
-	e := &env{sqs: d.sqs, base: d.srv.url, accountPath: d.accountPath, l: d.l, dlqArn: d.dlqArn, calls: &d.calls, fails: &d.fails}
+	e := &env{sqs: d.sqs, base: d.srv.URL, accountPath: d.accountPath, l: d.l, dlqArn: d.dlqArn, calls: &d.calls, fails: &d.fails}
 	rctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -259,7 +261,7 @@ func (d *driver) round(ctx context.Context, wait time.Duration) (roundTiming, ch
 	}
 	t.run = time.Since(start)
 	down := time.Now()
-	err := d.srv.crash(d.cfg.graceful)
+	err := crash(d.srv, d.cfg.graceful)
 	t.down = time.Since(down)
 	cancel()
 	wg.Wait()
@@ -267,7 +269,7 @@ func (d *driver) round(ctx context.Context, wait time.Duration) (roundTiming, ch
 		return t, checkReport{}, fmt.Errorf("%w\n%s", err, d.log)
 	}
 	up := time.Now()
-	if err := d.start(d.srv.addr()); err != nil {
+	if err := d.start(d.srv.Addr()); err != nil {
 		return t, checkReport{}, fmt.Errorf("restarting: %w", err)
 	}
 	t.restart = time.Since(up)
@@ -283,7 +285,7 @@ func (d *driver) round(ctx context.Context, wait time.Duration) (roundTiming, ch
 // reads again (up to three times) and reports the last: a lost or
 // resurrected message stays so, a message read in transit does not.
 func (d *driver) check(ctx context.Context) (checkReport, error) {
-	o := &observer{base: d.srv.url, http: d.http, sqs: d.sqs, tagged: d.taggedKeys}
+	o := &observer{base: d.srv.URL, http: d.http, sqs: d.sqs, tagged: d.taggedKeys}
 	var rep checkReport
 	for range 3 {
 		if err := d.waitMoves(ctx); err != nil {

@@ -29,6 +29,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/sqsq/sqsq/internal/procstat"
+
+	"github.com/sqsq/sqsq/internal/sqsqproc"
 )
 
 type config struct {
@@ -121,7 +123,7 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 	if cfg.dataSync != "" {
 		b.extra = []string{"-data-sync", cfg.dataSync}
 	}
-	if b.bin, err = serverBinary(ctx, cfg.server, tmp); err != nil {
+	if b.bin, err = sqsqproc.Binary(ctx, cfg.server, tmp); err != nil {
 		return err
 	}
 	if err := b.measure(ctx); err != nil {
@@ -139,8 +141,8 @@ func (b *bench) measure(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer srv.kill()
-	c := newClient(srv.url, cfg.workers)
+	defer srv.Kill()
+	c := newClient(srv.URL, cfg.workers)
 	q, err := c.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("bench")})
 	if err != nil {
 		return err
@@ -148,7 +150,7 @@ func (b *bench) measure(ctx context.Context) error {
 	url := aws.ToString(q.QueueUrl)
 
 	// Fill, with the server's CPU time around it.
-	cpu0, err := procstat.CPU(srv.pid())
+	cpu0, err := procstat.CPU(srv.Pid())
 	if err != nil {
 		return err
 	}
@@ -157,7 +159,7 @@ func (b *bench) measure(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("fill: %w", err)
 	}
-	cpu1, err := procstat.CPU(srv.pid())
+	cpu1, err := procstat.CPU(srv.Pid())
 	if err != nil {
 		return err
 	}
@@ -167,7 +169,7 @@ func (b *bench) measure(ctx context.Context) error {
 	b.record("fill", "%v, %.0f messages/s", took.Round(time.Millisecond), rate)
 	b.record("server CPU per message (fill)", "%v", perMsg)
 
-	mem, err := procstat.ReadMemory(srv.pid())
+	mem, err := procstat.ReadMemory(srv.Pid())
 	if err != nil {
 		return err
 	}
@@ -180,7 +182,7 @@ func (b *bench) measure(ctx context.Context) error {
 	b.record("file full", "%s", mib(size))
 	b.record("disk bytes per message", "%.0f", float64(size)/float64(cfg.messages))
 
-	down, err := srv.stop()
+	down, err := stop(srv)
 	if err != nil {
 		return err
 	}
@@ -192,8 +194,8 @@ func (b *bench) measure(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	defer srv.kill()
-	mem, err = procstat.ReadMemory(srv.pid())
+	defer srv.Kill()
+	mem, err = procstat.ReadMemory(srv.Pid())
 	if err != nil {
 		return err
 	}
@@ -201,7 +203,7 @@ func (b *bench) measure(ctx context.Context) error {
 	b.record("RSS at ready", "%s (peak %s)", mib(mem.RSS), mib(mem.HWM))
 	// The restore's garbage is given back in the background: look again.
 	time.Sleep(2 * time.Second)
-	mem, err = procstat.ReadMemory(srv.pid())
+	mem, err = procstat.ReadMemory(srv.Pid())
 	if err != nil {
 		return err
 	}
@@ -213,7 +215,7 @@ func (b *bench) measure(ctx context.Context) error {
 	b.record("file after restart", "%s", mib(size))
 
 	if !b.cfg.drain {
-		_, err := srv.stop()
+		_, err := stop(srv)
 		return err
 	}
 	if err := b.empty(ctx, c, url); err != nil {
@@ -238,54 +240,54 @@ func (b *bench) measure(ctx context.Context) error {
 	}
 	b.step("file 30 s later: %s (full: %s; shrank: %s)", mib(after), mib(size), shrank)
 	b.record("file 30 s after empty, while serving", "%s (shrank: %s)", mib(after), shrank)
-	if _, err := srv.stop(); err != nil {
+	if _, err := stop(srv); err != nil {
 		return err
 	}
 	srv, _, _, err = b.restart(ctx, "restart empty", 0)
 	if err != nil {
 		return err
 	}
-	defer srv.kill()
+	defer srv.Kill()
 	if size, err = fileSize(b.file); err != nil {
 		return err
 	}
 	b.step("file after Open: %s", mib(size))
 	b.record("file after emptying and a restart", "%s", mib(size))
-	_, err = srv.stop()
+	_, err = stop(srv)
 	return err
 }
 
 // restart starts the server on the data again and times it from exec to
 // ready: healthy, and GetQueueAttributes counting want messages in "bench"
 // (the health check alone says nothing of the restored queue).
-func (b *bench) restart(ctx context.Context, name string, want int) (*server, *sqs.Client, string, error) {
+func (b *bench) restart(ctx context.Context, name string, want int) (*sqsqproc.Server, *sqs.Client, string, error) {
 	srv, err := startServer(b.bin, b.data, b.extra)
 	if err != nil {
 		return nil, nil, "", err
 	}
-	c := newClient(srv.url, b.cfg.workers)
+	c := newClient(srv.URL, b.cfg.workers)
 	q, err := c.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String("bench")})
 	if err != nil {
-		srv.kill()
+		srv.Kill()
 		return nil, nil, "", err
 	}
 	url := aws.ToString(q.QueueUrl)
 	for {
 		n, _, err := visibleCount(ctx, c, url)
 		if err != nil {
-			srv.kill()
+			srv.Kill()
 			return nil, nil, "", err
 		}
 		if n == want {
 			break
 		}
-		if time.Since(srv.started) > 5*time.Minute {
-			srv.kill()
+		if time.Since(srv.Started) > 5*time.Minute {
+			srv.Kill()
 			return nil, nil, "", fmt.Errorf("%s: %d messages, want %d", name, n, want)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	ready := time.Since(srv.started)
+	ready := time.Since(srv.Started)
 	b.step("%s: ready in %v (exec to healthy and %d messages counted)", name, ready.Round(time.Millisecond), want)
 	b.record(name+", exec to ready", "%v", ready.Round(time.Millisecond))
 	return srv, c, url, nil

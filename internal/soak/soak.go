@@ -18,6 +18,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/sqsq/sqsq/internal/sqsqproc"
 )
 
 // maxReceiveCount is the redrive policy of both source queues.
@@ -155,7 +157,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (*result,
 		defer cancel()
 		root := cfg.root
 		if root == "" {
-			if root, err = moduleRoot(bctx); err != nil {
+			if root, err = sqsqproc.ModuleRoot(bctx); err != nil {
 				return nil, err
 			}
 		}
@@ -164,7 +166,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (*result,
 			return nil, err
 		}
 		defer os.RemoveAll(dir)
-		if bin, err = buildServer(bctx, root, dir); err != nil {
+		if bin, err = sqsqproc.Build(bctx, root, dir); err != nil {
 			return nil, err
 		}
 	}
@@ -172,21 +174,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (*result,
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		select {
-		case <-srv.exited:
-		default:
-			_ = srv.cmd.Process.Kill()
-			<-srv.exited
-		}
-	}()
+	defer srv.Kill()
 
 	s := &soak{cfg: cfg, http: newCounter(cfg.consumers + cfg.producers + 64), stderr: stderr}
 	s.plan = plan{n: cfg.messages, fifoShare: cfg.fifoShare, groups: cfg.groups, producers: cfg.producers, bodySize: cfg.bodySize,
 		alwaysFail: alwaysFailShare, failOnce: failOnceShare, slow: slowShare}
 	s.client = sqs.New(sqs.Options{
 		Region:       "us-east-1",
-		BaseEndpoint: aws.String(srv.url),
+		BaseEndpoint: aws.String(srv.URL),
 		Credentials:  staticCredentials,
 		HTTPClient:   s.http,
 		// Retries as the SDK makes them, without the quota that would turn
@@ -198,12 +193,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (*result,
 	rctx, cancel := context.WithTimeout(ctx, cfg.maxDuration)
 	defer cancel()
 	if err := s.createQueues(rctx); err != nil {
-		return nil, fmt.Errorf("creating the queues: %w\n%s", err, srv.stderr)
+		return nil, fmt.Errorf("creating the queues: %w\n%s", err, srv.Log)
 	}
 	start := time.Now()
 	res := s.drive(rctx, srv, start)
 	res.timedOut = rctx.Err() != nil
-	res.serverStop = srv.stop(40 * time.Second)
+	res.serverStop = stop(srv, 40*time.Second)
 	s.progress("server stopped", start)
 	res.rep = s.l.verify()
 	res.http = s.http.counts()
@@ -212,7 +207,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) (*result,
 	if cfg.verbose || !res.pass() {
 		res.details(stderr)
 		if !res.pass() {
-			if log := strings.TrimSpace(srv.stderr.String()); log != "" {
+			if log := strings.TrimSpace(srv.Log.String()); log != "" {
 				fmt.Fprintf(stderr, "server log (the end):\n%s\n", log)
 			}
 		}
@@ -261,7 +256,7 @@ func (s *soak) createQueues(ctx context.Context) error {
 // drive runs the producers and consumers until every message is settled
 // and the source queues are empty, drains the dead-letter queues into the
 // ledger, and measures the server on the way.
-func (s *soak) drive(ctx context.Context, srv *server, start time.Time) *result {
+func (s *soak) drive(ctx context.Context, srv *sqsqproc.Server, start time.Time) *result {
 	res := &result{cfg: s.cfg}
 	for n := range s.plan.n {
 		if s.plan.isFIFO(n) {
@@ -308,7 +303,7 @@ func (s *soak) drive(ctx context.Context, srv *server, start time.Time) *result 
 	warmAt, shortAt := max(n/10, 1), max(n/4, 2)
 	snap := func() checkpoint {
 		settled := s.l.settled.Load()
-		cpu, mem, _ := srv.usage()
+		cpu, mem, _ := usage(srv)
 		at := time.Duration(s.l.now())
 		return checkpoint{settled: settled, cpu: cpu, rss: mem.RSS, at: at, dedup: s.l.dedupIDs(at)}
 	}
@@ -366,7 +361,7 @@ sending:
 		}
 	}
 	res.end = snap()
-	if _, mem, err := srv.usage(); err == nil {
+	if _, mem, err := usage(srv); err == nil {
 		res.hwmEnd = mem.HWM
 	}
 	if d := res.short.settled - res.warm.settled; d > 0 && res.warm.at != 0 {

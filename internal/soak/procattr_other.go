@@ -1,9 +1,0 @@
-//go:build !linux
-
-package main
-
-import "os/exec"
-
-// dieWithParent does nothing outside Linux: there, a soak killed before it
-// stops the server leaves the server running.
-func dieWithParent(*exec.Cmd) {}
