@@ -1,6 +1,7 @@
 package sqsq
 
 import (
+	"cmp"
 	"reflect"
 	"slices"
 	"sync"
@@ -27,13 +28,16 @@ import (
 //     (makeAvailable, makePending, leaveState, dropAll) note it in
 //     Queue.jdirty; the flush writes each noted message's new state, or
 //     its deletion.
-//   - the queue's own state (attributes, tags, counters, seq counters,
-//     free slots, dedup windows, attempts): the flush compares it with
-//     what it last wrote, and writes it whole when it differs. Finer
-//     records (a counter, a dedup entry) would need a hook at every one
-//     of the dozens of places that change them; the whole header is a few
-//     hundred bytes but for FIFO dedup windows, and the comparison is made
-//     only when a journal is installed.
+//   - the queue's own state (attributes, tags, counters, seq counters):
+//     the flush compares it with what it last wrote, and writes it whole
+//     when it differs. Finer records (a counter) would need a hook at every
+//     one of the dozens of places that change them; the header is a few
+//     hundred bytes, and the comparison is made only when a journal is
+//     installed.
+//   - a FIFO queue's windows (deduplication ids, receive attempts): each
+//     entry is a record of its own, noted by the expiringMap that holds it
+//     (expiringMap.changed), so a send writes one entry, not the window.
+//   - free slots are not journaled: an import rebuilds them (slots.go).
 //   - scopes (receipt key, names deleted recently) likewise at Broker.mu's
 //     Unlock; scopes made and released, queues created and deleted, tasks
 //     started and forgotten where that happens.
@@ -190,15 +194,7 @@ func (q *Queue) flushJournal() {
 	if len(q.jdirty) == 0 {
 		return
 	}
-	slices.SortFunc(q.jdirty, func(a, b *message) int {
-		switch {
-		case a.seq < b.seq:
-			return -1
-		case a.seq > b.seq:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(q.jdirty, func(a, b *message) int { return cmp.Compare(a.seq, b.seq) })
 	var last *message
 	for _, m := range q.jdirty {
 		if m == last {
@@ -222,31 +218,31 @@ func (q *Queue) flushJournal() {
 // flushWindows writes the entries of a FIFO queue's windows that changed,
 // each key once, as it is now. Caller holds q.mu.
 func (q *Queue) flushWindows() {
-	dedup := func(x *expiringMap[dedupEntry], win state.Window) {
-		for _, k := range uniqueKeys(x.changed) {
-			if e, expires, ok := x.lookup(k); ok {
-				q.jemit(state.Change{Kind: state.WindowPut, QueueID: q.id, Window: win,
-					Dedup: &state.Dedup{Key: k, MessageID: e.messageID, SeqNum: e.seqNum, Expires: expires}})
-			} else {
-				q.jemit(state.Change{Kind: state.WindowDelete, QueueID: q.id, Window: win, Key: k})
-			}
-		}
-		clear(x.changed)
-		x.changed = x.changed[:0]
-	}
-	dedup(&q.f.dedup.byID, state.WindowDedupByID)
-	dedup(&q.f.dedup.byPair, state.WindowDedupByPair)
-	x := &q.f.attempts
+	flushWindow(q, &q.f.dedup.byID, state.WindowDedupByID, exportDedupEntry)
+	flushWindow(q, &q.f.dedup.byPair, state.WindowDedupByPair, exportDedupEntry)
+	flushWindow(q, &q.f.attempts, state.WindowAttempts, func(c *state.Change, k string, a *attempt, expires int64) {
+		sa := exportAttempt(k, a, expires)
+		c.Attempt = &sa
+	})
+}
+
+// flushWindow writes the changed entries of x, window win of q: set puts
+// an entry's value into its WindowPut.
+func flushWindow[V any](q *Queue, x *expiringMap[V], win state.Window, set func(c *state.Change, key string, v V, expires int64)) {
 	for _, k := range uniqueKeys(x.changed) {
-		if a, expires, ok := x.lookup(k); ok {
-			sa := exportAttempt(k, a, expires)
-			q.jemit(state.Change{Kind: state.WindowPut, QueueID: q.id, Window: state.WindowAttempts, Attempt: &sa})
-		} else {
-			q.jemit(state.Change{Kind: state.WindowDelete, QueueID: q.id, Window: state.WindowAttempts, Key: k})
+		c := state.Change{Kind: state.WindowDelete, QueueID: q.id, Window: win, Key: k}
+		if v, expires, ok := x.lookup(k); ok {
+			c.Kind, c.Key = state.WindowPut, ""
+			set(&c, k, v, expires)
 		}
+		q.jemit(c)
 	}
 	clear(x.changed)
 	x.changed = x.changed[:0]
+}
+
+func exportDedupEntry(c *state.Change, k string, e dedupEntry, expires int64) {
+	c.Dedup = &state.Dedup{Key: k, MessageID: e.messageID, SeqNum: e.seqNum, Expires: expires}
 }
 
 // uniqueKeys returns keys without repeats, each where it last appears: a
@@ -300,8 +296,7 @@ func (b *Broker) flushJournal() {
 		return
 	}
 	b.jsent, b.jlast = true, s
-	c := b.exportScope()
-	b.w.jr.emit(state.Change{Kind: state.ScopePut, Account: c.Account, Region: c.Region, Scope: &c})
+	b.w.jr.emit(state.Change{Kind: state.ScopePut, Account: s.Account, Region: s.Region, Scope: &s}) // read-only, as every record
 }
 
 // taskMutex is moveTask.mu: its Unlock journals the task's state.

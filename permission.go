@@ -198,7 +198,7 @@ func validatePermission(label string, accountIDs, actions []string) *Error {
 	case len(actions) > maxPolicyActions:
 		// Checked before the names, with the answer of the policy check the
 		// statement would fail.
-		return newError(CodeOverLimit, "%d actions were found in a statement from the submitted policy, max allowed is %d", len(actions), maxPolicyActions)
+		return errTooManyActions(len(actions))
 	}
 	for _, id := range accountIDs {
 		if id == "" {

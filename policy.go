@@ -92,7 +92,7 @@ func validatePolicy(p string) *Error {
 			return errInvalidAttrValue(AttrPolicy)
 		}
 		if a+na > maxPolicyActions {
-			return newError(CodeOverLimit, "%d actions were found in a statement from the submitted policy, max allowed is %d", a+na, maxPolicyActions)
+			return errTooManyActions(a + na)
 		}
 		if c > maxPolicyConditions {
 			return newError(CodeOverLimit, "%d conditions were found in a statement from the submitted policy, max allowed is %d", c, maxPolicyConditions)
@@ -103,6 +103,12 @@ func validatePolicy(p string) *Error {
 		return newError(CodeOverLimit, "%d principals were found in the submitted policy, max allowed is %d", principals, maxPolicyPrincipals)
 	}
 	return nil
+}
+
+// errTooManyActions is AWS's answer to a statement of n actions, n over the
+// quota.
+func errTooManyActions(n int) *Error {
+	return newError(CodeOverLimit, "%d actions were found in a statement from the submitted policy, max allowed is %d", n, maxPolicyActions)
 }
 
 // policyStatements splits a Statement value into its statements: none when

@@ -37,6 +37,13 @@ type queueShape struct {
 	windowOrder     uint64 // the number of the next window entry
 }
 
+// headerOnly is q without its messages and windows, which are records of
+// their own: what a queue's record holds.
+func headerOnly(q state.Queue) state.Queue {
+	q.Messages, q.DedupByID, q.DedupByPair, q.Attempts = nil, nil, nil, nil
+	return q
+}
+
 // read builds the shape from the file. Caller holds s.mu.
 func (sh *shape) read(s *Store) error {
 	return s.view(func(tx *bbolt.Tx) error {
@@ -60,8 +67,7 @@ func (sh *shape) read(s *Store) error {
 			for j := range sc.Queues {
 				q := &sc.Queues[j]
 				j := byQueue[q]
-				qs := &queueShape{q: *q, account: sc.Account, region: sc.Region, messages: j.n, windows: j.windows, windowOrder: j.windowOrder}
-				qs.q.DedupByID, qs.q.DedupByPair, qs.q.Attempts = nil, nil, nil
+				qs := &queueShape{q: headerOnly(*q), account: sc.Account, region: sc.Region, messages: j.n, windows: j.windows, windowOrder: j.windowOrder}
 				sh.queues[q.ID] = qs
 			}
 		}
@@ -220,8 +226,7 @@ func (sh *shape) apply(tx *bbolt.Tx, batch []state.Change, now int64, writer str
 			}
 		case state.QueuePut:
 			if qs := sh.queues[c.QueueID]; qs != nil {
-				qs.q = *c.Queue
-				qs.q.Messages, qs.q.DedupByID, qs.q.DedupByPair, qs.q.Attempts = nil, nil, nil, nil
+				qs.q = headerOnly(*c.Queue)
 				dirtyQueues[c.QueueID] = true
 				continue
 			}
@@ -230,8 +235,7 @@ func (sh *shape) apply(tx *bbolt.Tx, batch []state.Change, now int64, writer str
 			if ss == nil {
 				return mismatch(fmt.Sprintf("queue %d of unknown scope %s/%s", c.QueueID, c.Account, c.Region))
 			}
-			qs := &queueShape{q: *c.Queue, account: c.Account, region: c.Region}
-			qs.q.Messages, qs.q.DedupByID, qs.q.DedupByPair, qs.q.Attempts = nil, nil, nil, nil
+			qs := &queueShape{q: headerOnly(*c.Queue), account: c.Account, region: c.Region}
 			sh.queues[c.QueueID] = qs
 			ss.queues++
 			dirtyScopes[sk], dirtyQueues[c.QueueID] = true, true
@@ -312,12 +316,13 @@ func (sh *shape) apply(tx *bbolt.Tx, batch []state.Change, now int64, writer str
 			if qs == nil {
 				return mismatch(fmt.Sprintf("window entry of unknown queue %d", c.QueueID))
 			}
-			wb, err := windows.CreateBucketIfNotExists(a.key8(c.QueueID))
-			if err != nil {
-				return err
+			key, ok := c.EntryKey()
+			if !ok {
+				return fmt.Errorf("window entry of queue %d without a value", c.QueueID)
 			}
+			k := windowKey(c.Window, key)
 			if c.Kind == state.WindowDelete {
-				if k := windowKey(c.Window, c.Key); wb.Get(k) != nil {
+				if wb := windows.Bucket(a.key8(c.QueueID)); wb != nil && wb.Get(k) != nil {
 					if err := wb.Delete(k); err != nil {
 						return err
 					}
@@ -326,21 +331,20 @@ func (sh *shape) apply(tx *bbolt.Tx, batch []state.Change, now int64, writer str
 				}
 				continue
 			}
+			wb, err := windows.CreateBucketIfNotExists(a.key8(c.QueueID))
+			if err != nil {
+				return err
+			}
 			order := qs.windowOrder
 			qs.windowOrder++
 			dirtyQueues[c.QueueID] = true
-			var k []byte
-			var v []byte
-			switch {
-			case c.Dedup != nil:
-				k = windowKey(c.Window, c.Dedup.Key)
-				v = record(k, func(e *enc) { e.dedup(order, c.Dedup) })
-			case c.Attempt != nil:
-				k = windowKey(c.Window, c.Attempt.ID)
-				v = record(k, func(e *enc) { e.attempt(order, c.Attempt) })
-			default:
-				return fmt.Errorf("window entry of queue %d without a value", c.QueueID)
-			}
+			v := record(k, func(e *enc) {
+				if c.Dedup != nil {
+					e.dedup(order, c.Dedup)
+				} else {
+					e.attempt(order, c.Attempt)
+				}
+			})
 			if wb.Get(k) == nil {
 				qs.windows++
 			}

@@ -251,57 +251,52 @@ func readWindows(windows *bbolt.Bucket, j msgJob) error {
 		return nil
 	}
 	path := []string{bucketWindows, string(j.key)}
-	type ordered[T any] struct {
+	// Each window is in the order of its entries' numbers (the order of
+	// the puts); a key is in its bucket once.
+	type entry struct {
 		order uint64
-		v     T
+		win   state.Window
+		d     state.Dedup   // DedupByID, DedupByPair
+		a     state.Attempt // Attempts
 	}
-	var byID, byPair []ordered[state.Dedup]
-	var attempts []ordered[state.Attempt]
+	var entries []entry
 	c := wb.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		if len(k) == 0 {
 			return fmt.Errorf("record %s: an empty key", recordName(path, k))
 		}
 		key := string(k[1:])
+		e := entry{win: state.Window(k[0])}
 		var err error
-		var order uint64
-		switch state.Window(k[0]) {
+		switch e.win {
 		case state.WindowDedupByID, state.WindowDedupByPair:
-			var d state.Dedup
-			err = decodeRecord(path, k, v, func(dc *dec) { order, d = dc.dedup(key) })
-			if state.Window(k[0]) == state.WindowDedupByID {
-				byID = append(byID, ordered[state.Dedup]{order, d})
-			} else {
-				byPair = append(byPair, ordered[state.Dedup]{order, d})
-			}
+			err = decodeRecord(path, k, v, func(dc *dec) { e.order, e.d = dc.dedup(key) })
 		case state.WindowAttempts:
-			var a state.Attempt
-			err = decodeRecord(path, k, v, func(dc *dec) { order, a = dc.attempt(key) })
-			attempts = append(attempts, ordered[state.Attempt]{order, a})
+			err = decodeRecord(path, k, v, func(dc *dec) { e.order, e.a = dc.attempt(key) })
 		default:
 			return fmt.Errorf("record %s: unknown window %d", recordName(path, k), k[0])
 		}
 		if err != nil {
 			return err
 		}
-		if order >= j.windowOrder {
-			return fmt.Errorf("record %s: number %d; queue %s numbers its entries below %d", recordName(path, k), order, keyString(j.key), j.windowOrder)
+		if e.order >= j.windowOrder {
+			return fmt.Errorf("record %s: number %d; queue %s numbers its entries below %d", recordName(path, k), e.order, keyString(j.key), j.windowOrder)
 		}
+		entries = append(entries, e)
 	}
-	if n := len(byID) + len(byPair) + len(attempts); n != j.windows {
-		return fmt.Errorf("queue %s counts %d window entries; its bucket %s holds %d", keyString(j.key), j.windows, recordName([]string{bucketWindows}, j.key), n)
+	if len(entries) != j.windows {
+		return fmt.Errorf("queue %s counts %d window entries; its bucket %s holds %d", keyString(j.key), j.windows, recordName([]string{bucketWindows}, j.key), len(entries))
 	}
-	slices.SortFunc(byID, func(a, b ordered[state.Dedup]) int { return cmp.Compare(a.order, b.order) })
-	slices.SortFunc(byPair, func(a, b ordered[state.Dedup]) int { return cmp.Compare(a.order, b.order) })
-	slices.SortFunc(attempts, func(a, b ordered[state.Attempt]) int { return cmp.Compare(a.order, b.order) })
-	for _, x := range byID {
-		j.q.DedupByID = append(j.q.DedupByID, x.v)
-	}
-	for _, x := range byPair {
-		j.q.DedupByPair = append(j.q.DedupByPair, x.v)
-	}
-	for _, x := range attempts {
-		j.q.Attempts = append(j.q.Attempts, x.v)
+	slices.SortFunc(entries, func(a, b entry) int { return cmp.Compare(a.order, b.order) })
+	for _, e := range entries {
+		switch e.win {
+		case state.WindowDedupByID:
+			j.q.DedupByID = append(j.q.DedupByID, e.d)
+		case state.WindowDedupByPair:
+			j.q.DedupByPair = append(j.q.DedupByPair, e.d)
+		default:
+			j.q.Attempts = append(j.q.Attempts, e.a)
+		}
 	}
 	return nil
 }

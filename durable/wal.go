@@ -300,12 +300,7 @@ func coalesce(cs []state.Change) []state.Change {
 		case state.HeaderPut:
 			k = changeKey{kind: 'h'}
 		case state.WindowPut, state.WindowDelete:
-			key := c.Key
-			if c.Dedup != nil {
-				key = c.Dedup.Key
-			} else if c.Attempt != nil {
-				key = c.Attempt.ID
-			}
+			key, _ := c.EntryKey()
 			k = changeKey{kind: 'w', id: c.QueueID, win: c.Window, key: key}
 		}
 		keys[i] = k

@@ -58,7 +58,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.dataSync, "data-sync", "", "pass -data-sync to the server (\"\": its default, always); with a duration a kill may lose acknowledged calls")
 	fs.Uint64Var(&c.seed, "seed", 0, "seed of the kill times and the clients' choices (0: from the clock; printed, to replay them:\n"+
 		"the interleaving of the calls still varies)")
-	fs.BoolVar(&c.graceful, "graceful", false, "stop the server with SIGTERM (it saves everything) instead of SIGKILL")
+	fs.BoolVar(&c.graceful, "graceful", false, "stop the server with SIGTERM (it writes what is left) instead of SIGKILL")
 	fs.BoolVar(&c.verbose, "v", false, "print each round to stderr")
 	fs.BoolVar(&c.keep, "keep", false, "keep the data directory (it is kept anyway when a check fails)")
 	fs.StringVar(&c.server, "server", "", "a built cmd/sqsq `binary` to run (default: $SQSQ_BIN, else build ./cmd/sqsq of the module)")

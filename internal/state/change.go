@@ -227,18 +227,26 @@ func findScope(w *World, account, region string) *Scope {
 	return nil
 }
 
+// EntryKey is the key of the window entry a WindowPut or WindowDelete
+// sets: Key, Dedup.Key or Attempt.ID. ok is false for a WindowPut without
+// a value.
+func (c *Change) EntryKey() (key string, ok bool) {
+	switch {
+	case c.Kind == WindowDelete:
+		return c.Key, true
+	case c.Dedup != nil:
+		return c.Dedup.Key, true
+	case c.Attempt != nil:
+		return c.Attempt.ID, true
+	}
+	return "", false
+}
+
 // applyWindow applies a WindowPut or WindowDelete to q.
 func applyWindow(q *Queue, c *Change) error {
-	key := c.Key
-	if c.Kind == WindowPut {
-		switch {
-		case c.Dedup != nil:
-			key = c.Dedup.Key
-		case c.Attempt != nil:
-			key = c.Attempt.ID
-		default:
-			return fmt.Errorf("window entry of queue %d without a value", c.QueueID)
-		}
+	key, ok := c.EntryKey()
+	if !ok {
+		return fmt.Errorf("window entry of queue %d without a value", c.QueueID)
 	}
 	switch c.Window {
 	case WindowDedupByID, WindowDedupByPair:
