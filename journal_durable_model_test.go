@@ -130,5 +130,14 @@ func runDurableModel(t *rapid.T) {
 // this file).
 func TestDurableModel(t *testing.T) {
 	t.Parallel()
-	rapid.Check(t, runDurableModel)
+	// Every call of the model commits with an fdatasync: the quick suite
+	// plays a quarter of rapid's runs (SQSQ_LONG=1 all of them, twelve
+	// rounds each).
+	runs, limit := 0, testsize.Scale(25, 1<<30)
+	rapid.Check(t, func(t *rapid.T) {
+		if runs++; runs > limit {
+			return
+		}
+		runDurableModel(t)
+	})
 }

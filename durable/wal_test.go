@@ -15,6 +15,7 @@ import (
 
 	"github.com/sqsq/sqsq"
 	"github.com/sqsq/sqsq/internal/state"
+	"github.com/sqsq/sqsq/internal/testsize"
 )
 
 // crashCopy copies the store's files into a new directory as a crash
@@ -45,7 +46,11 @@ func crashCopy(t fataler, s *Store) string {
 // state of the endpoint: Open replays the log.
 func TestLogReplay(t *testing.T) {
 	t.Parallel()
+	runs, limit := 0, testsize.Scale(25, 1<<30) // each call commits with an fdatasync
 	rapid.Check(t, func(t *rapid.T) {
+		if runs++; runs > limit {
+			return
+		}
 		dir, err := os.MkdirTemp("", "sqsq-replay")
 		if err != nil {
 			t.Fatal(err)
