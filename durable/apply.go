@@ -3,6 +3,7 @@ package durable
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -89,7 +90,7 @@ func (s *Store) logCommit(batch []state.Change, b *sqsq.Broker) error {
 	if err := s.wal.append(batch, now); err != nil {
 		return err
 	}
-	s.unapplied, s.unappliedNow = append(s.unapplied, batch...), now
+	s.unapplied, s.unappliedNow = append(s.unapplied, batch), now
 	if s.wal.size >= checkpointBytes || time.Since(s.checkpointed) >= checkpointEvery {
 		if err := s.checkpoint(b); err != nil {
 			s.log("durable: writing the log into the file (the log keeps the changes): " + err.Error())
@@ -114,7 +115,7 @@ func (s *Store) checkpoint(b *sqsq.Broker) error {
 	if len(s.unapplied) == 0 {
 		return nil
 	}
-	if err := s.applyChanges(coalesce(s.unapplied), s.unappliedNow, b); err != nil {
+	if err := s.applyChanges(coalesce(slices.Concat(s.unapplied...)), s.unappliedNow, b); err != nil {
 		return err
 	}
 	s.unapplied = nil

@@ -228,7 +228,7 @@ func (c *committer) run(stopped chan struct{}) {
 		batch, upTo, closing := c.pending, c.reported, c.closing
 		prevTake := c.takenAt
 		c.takenAt = c.arrivals
-		c.pending = nil
+		c.pending = make([]state.Change, 0, len(batch)) // the log keeps batch until its checkpoint
 		c.mu.Unlock()
 
 		err := c.s.logCommit(batch, c.b)

@@ -124,9 +124,10 @@ const (
 	compactLiveMax = 64 << 20
 )
 
-// idleWork writes the log into the file, and compacts the file when more
-// than two thirds of it, and at least compactAtOpenMin bytes, are free,
-// and the live data is small enough to copy quickly.
+// idleWork writes the log into the file, cuts the log to its header, and
+// compacts the file when more than two thirds of it, and at least
+// compactAtOpenMin bytes, are free, and the live data is small enough to
+// copy quickly.
 func (s *Store) idleWork(b *sqsq.Broker) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -134,6 +135,9 @@ func (s *Store) idleWork(b *sqsq.Broker) error {
 		return nil
 	}
 	if err := s.checkpoint(b); err != nil {
+		return err
+	}
+	if err := s.wal.shrink(); err != nil {
 		return err
 	}
 	// Live is what the pages below the high water mark hold but the free

@@ -21,8 +21,10 @@
 // every 16 MiB of log, a checkpoint writes the log's changes into sqsq.db
 // in one bbolt transaction, record by record, keeping only each record's
 // last change (a message sent, received and deleted between two
-// checkpoints costs sqsq.db nothing), and cuts the log. Open replays a log
-// a crash left (see wal.go).
+// checkpoints costs sqsq.db nothing), and cuts the log: the next commits
+// write over its blocks, which is cheaper than growing a file, and an
+// idle or closed Store gives them back. Open replays a log a crash left
+// (see wal.go).
 //
 // # Using it
 //
@@ -150,7 +152,7 @@
 // acknowledged call after the restart; TestLogReplay copies the files at
 // random instants as a crash would leave them.
 //
-// Disk full. A commit that cannot write cuts the log back to where it
+// Disk full. A commit that cannot write marks the log's end where it
 // was and returns the error ("durable: writing to dir/sqsq.db: …: no
 // space left on device"); the Store goes on working. Sync fails for the
 // calls whose changes were in the failed commit (cmd/sqsq answers them

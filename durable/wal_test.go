@@ -1,11 +1,15 @@
 package durable
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -149,13 +153,17 @@ func TestLogTail(t *testing.T) {
 	if err := s.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
+	s.mu.Lock()
+	end, epoch := int(s.wal.size), s.wal.epoch
+	s.mu.Unlock()
 	dir := crashCopy(t, s)
 	defer os.RemoveAll(dir)
 	wal := filepath.Join(dir, walName)
-	good, err := os.ReadFile(wal)
-	if err != nil || len(good) <= len(walMagic) {
-		t.Fatalf("the log holds %d bytes (%v); want the commits not yet written into the file", len(good), err)
+	file, err := os.ReadFile(wal)
+	if err != nil || end <= walHeader {
+		t.Fatalf("the log holds %d bytes (%v); want the commits not yet written into the file", end, err)
 	}
+	good := file[:end] // the frames, without the end mark
 	open := func(log []byte, opts ...Option) (*state.World, string, error) {
 		if err := os.WriteFile(wal, log, 0o600); err != nil {
 			t.Fatal(err)
@@ -169,18 +177,31 @@ func TestLogTail(t *testing.T) {
 		return w, c.Recovered(), err
 	}
 	messages := func(w *state.World) int { return len(w.Scopes[0].Queues[0].Messages) }
+	cat := func(bs ...[]byte) []byte { return slices.Concat(append([][]byte{good}, bs...)...) }
 
-	for _, tail := range [][]byte{{1, 2, 3}, {200, 0, 0, 0, 1, 2, 3, 4, 5}, {2, 0, 0, 0, 9, 9, 9, 9, 1, 2}} {
-		w, note, err := open(append(append([]byte{}, good...), tail...))
+	if w, note, err := open(cat(make([]byte, frameHeader), []byte("what an earlier epoch left"))); err != nil || messages(w) != 1 || note != "" {
+		t.Errorf("frames, the end mark, then anything: %v, %q; want the message and no note", err, note)
+	}
+	badSum := frame(epoch, []byte{0})
+	badSum[frameHeader-1]++
+	for _, tc := range []struct {
+		name string
+		tail []byte
+	}{
+		{"a header cut short", []byte{1, 2, 3}},
+		{"a payload cut short", frame(epoch, []byte{1, 2, 3, 4})[:frameHeader+2]},
+		{"a wrong checksum", badSum},
+		{"a frame of the epoch before", frame(epoch-1, []byte{0})},
+	} {
+		w, note, err := open(cat(tc.tail, make([]byte, frameHeader)))
 		if err != nil || messages(w) != 1 || !strings.Contains(note, "a commit cut short by a crash") {
-			t.Errorf("a torn frame of %d bytes at the end: %v, %q; want the message kept and a note", len(tail), err, note)
+			t.Errorf("%s after the frames: %v, %q; want the message kept and a note", tc.name, err, note)
 		}
 	}
 
 	// A frame whose checksum is right but whose changes are not.
-	bad := append([]byte{}, good...)
 	payload := []byte{0, 99} // the instant 0, then an unknown change kind
-	bad = append(bad, frame(payload)...)
+	bad := cat(frame(epoch, payload))
 	_, _, err = open(bad)
 	if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), walName) {
 		t.Fatalf("Open with a damaged log = %v; want ErrDamaged naming %s", err, walName)
@@ -191,14 +212,113 @@ func TestLogTail(t *testing.T) {
 	}
 }
 
-// frame builds a log frame around payload.
-func frame(payload []byte) []byte {
-	w := &wal{}
-	w.buf = append(w.buf[:0], make([]byte, frameHeader)...)
-	w.buf = append(w.buf, payload...)
-	p := w.buf[frameHeader:]
-	putFrameHeader(w.buf, p)
-	return w.buf
+// frame builds a log frame of epoch around payload, without its end mark.
+func frame(epoch uint32, payload []byte) []byte {
+	e := enc(make([]byte, frameHeader))
+	e = append(e, payload...)
+	e.seal(epoch)
+	return e[:len(e)-frameHeader]
+}
+
+// The cut of a checkpoint writes the next epoch into the header and keeps
+// the file's blocks; the frames of the epoch before, which the file holds
+// and later changes may have replaced, are never read again, even where a
+// crash left them whole right after the header. An idle or closed log
+// gives its blocks back.
+func TestLogEpochs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, walName)
+	w, cs, _, note, err := openWAL(path)
+	if err != nil || len(cs) != 0 || note != "" {
+		t.Fatalf("a new log: %v, %d changes, %q", err, len(cs), note)
+	}
+	put := func(body string) []state.Change {
+		return []state.Change{{Kind: state.MessagePut, QueueID: 1, Message: &state.Message{Seq: 1, Body: body}}}
+	}
+	if err := w.append(put("old"), 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.reset(); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := w.f.Stat()
+	if fi.Size() <= walHeader+frameHeader {
+		t.Errorf("after the cut the log has %d bytes; want the frames' blocks kept", fi.Size())
+	}
+	// What a crash that kept the new epoch's header, and not the end mark
+	// after it, leaves: the old frame whole behind the header.
+	if w.epoch != 2 {
+		t.Fatalf("epoch %d after one cut of a new log; want 2", w.epoch)
+	}
+	w.close()
+	oldFrame := frame(1, encodedPayload(t, put("old"), 1))
+	data := make([]byte, walHeader)
+	copy(data, walMagic)
+	binary.LittleEndian.PutUint32(data[len(walMagic):], 2)
+	data = append(data, oldFrame...)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w, cs, _, note, err = openWAL(path)
+	if err != nil || len(cs) != 0 || !strings.Contains(note, "cut short") {
+		t.Fatalf("a frame of epoch 1 in a log of epoch 2: %v, %d changes, %q; want none read, and a note", err, len(cs), note)
+	}
+	if err := w.append(put("new"), 2); err != nil {
+		t.Fatal(err)
+	}
+	w.close()
+	w, cs, _, note, err = openWAL(path)
+	if err != nil || len(cs) != 1 || cs[0].Message.Body != "new" || note != "" {
+		t.Fatalf("reopened: %v, %v, %q; want the new frame only", err, cs, note)
+	}
+	defer w.close()
+	if err := w.reset(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.shrink(); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := w.f.Stat(); fi.Size() != walHeader+frameHeader {
+		t.Errorf("shrunk log: %d bytes, want %d", fi.Size(), walHeader+frameHeader)
+	}
+}
+
+// encodedPayload is the payload of a frame of cs made at now.
+func encodedPayload(t *testing.T, cs []state.Change, now int64) []byte {
+	t.Helper()
+	var e enc
+	e.varint(now)
+	for i := range cs {
+		e.change(&cs[i])
+	}
+	return e
+}
+
+// A log of format 1, which a crash of an earlier sqsq left, is read, and
+// begun again in this format.
+func TestLogFormat1(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), walName)
+	p := encodedPayload(t, []state.Change{{Kind: state.MessageDelete, QueueID: 1, Seq: 7}}, 5)
+	data := slices.Clone(walMagicV1)
+	data = binary.LittleEndian.AppendUint32(data, uint32(len(p)))
+	data = binary.LittleEndian.AppendUint32(data, crc32.Checksum(p, crcTable))
+	data = append(data, p...)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w, cs, now, note, err := openWAL(path)
+	if err != nil || len(cs) != 1 || cs[0].Seq != 7 || now != 5 || note != "" {
+		t.Fatalf("a format 1 log: %v, %v, %d, %q; want its one change", err, cs, now, note)
+	}
+	defer w.close()
+	if err := w.reset(); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); !bytes.HasPrefix(b, walMagic) {
+		t.Errorf("after the cut the log begins %q; want this format's header", b[:min(len(b), 12)])
+	}
 }
 
 // coalesce keeps each record's last change where the record first

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"strconv"
@@ -46,7 +47,9 @@ import (
 // ten messages; SQSQ_LOAD_OUT names a file for the report;
 // SQSQ_LOAD_LONGPOLL_ONLY=1 runs the long-poll throughput runs alone;
 // SQSQ_LOAD_DURABLE=1 adds a third server, sqsq in durable mode, whose
-// every answer waits for its commit.) It is skipped otherwise.
+// every answer waits for its commit; SQSQ_LOAD_CPUPROFILE=P writes each
+// server's CPU profile to P.role.pid; SQSQ_LOAD_WORKERS=N runs N workers
+// only; SQSQ_LOAD_SKIP_DRAIN=1 skips the drain and memory runs.) It is skipped otherwise.
 
 const loadServeEnv = "SQSQ_LOAD_SERVE"
 
@@ -125,6 +128,19 @@ func serveLoadChild() bool {
 		os.Exit(1)
 	}
 
+	if prefix := os.Getenv("SQSQ_LOAD_CPUPROFILE"); prefix != "" { // where the server's CPU goes
+		f, err := os.Create(fmt.Sprintf("%s.%s.%d", prefix, role, os.Getpid()))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	srv := &http.Server{Handler: h}
 	go func() { _ = srv.Serve(ln) }()
 	fmt.Println(ln.Addr())
@@ -751,6 +767,13 @@ func TestLoad(t *testing.T) {
 		roles = append(roles, "durable")
 	}
 	workers := []int{1, 4, 16}
+	if s := os.Getenv("SQSQ_LOAD_WORKERS"); s != "" { // one count, to profile it
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			t.Fatalf("SQSQ_LOAD_WORKERS=%q: want a count of workers", s)
+		}
+		workers = []int{n}
+	}
 	depths := []int{1000, 10000, 100000}
 	ctx := context.Background()
 
@@ -772,6 +795,9 @@ func TestLoad(t *testing.T) {
 		return m
 	}
 
+	if os.Getenv("SQSQ_LOAD_SKIP_DRAIN") != "" {
+		depths = nil
+	}
 	longPollOnly := os.Getenv("SQSQ_LOAD_LONGPOLL_ONLY") != ""
 	lpReps := reps
 	if longPollOnly {
