@@ -3,7 +3,6 @@ package durable
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"go.etcd.io/bbolt"
@@ -115,7 +114,7 @@ func (s *Store) checkpoint(b *sqsq.Broker) error {
 	if len(s.unapplied) == 0 {
 		return nil
 	}
-	if err := s.applyChanges(coalesce(slices.Concat(s.unapplied...)), s.unappliedNow, b); err != nil {
+	if err := s.applyChanges(coalesce(s.unapplied), s.unappliedNow, b); err != nil {
 		return err
 	}
 	s.unapplied = nil

@@ -21,14 +21,16 @@ import (
 // clock moves so that older ones expire). It reports the disk's bytes per
 // message sent. The cycle case is the HTTP load test's loop without HTTP:
 // a batch of ten sent, received and deleted, each call followed by a Sync;
-// its op is one message.
+// its op is one message; cycle-memory is the same without durable mode.
 func BenchmarkCommit(b *testing.B) {
 	for _, c := range []struct {
 		name   string
 		fifo   bool
 		window int
 		cycle  bool
-	}{{"standard", false, 0, false}, {"fifo-window-1k", true, 1000, false}, {"fifo-window-10k", true, 10000, false}, {"cycle", false, 0, true}} {
+		memory bool
+	}{{"standard", false, 0, false, false}, {"fifo-window-1k", true, 1000, false, false}, {"fifo-window-10k", true, 10000, false, false},
+		{"cycle", false, 0, true, false}, {"cycle-memory", false, 0, true, true}} {
 		b.Run(c.name, func(b *testing.B) {
 			dir := b.TempDir()
 			s, err := Open(dir)
@@ -38,7 +40,11 @@ func BenchmarkCommit(b *testing.B) {
 			defer s.Close()
 			clk := clock.NewMock()
 			clk.Set(time.Unix(1_700_000_000, 0))
-			br := sqsq.NewBroker(sqsq.WithClock(clk), s.Journal())
+			opts := []sqsq.Option{sqsq.WithClock(clk), s.Journal()}
+			if c.memory {
+				opts = opts[:1]
+			}
+			br := sqsq.NewBroker(opts...)
 			defer br.Close()
 			if err := s.Attach(br); err != nil {
 				b.Fatal(err)

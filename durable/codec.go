@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -88,7 +87,8 @@ func (e *enc) strs(ss []string) {
 
 func (e *enc) strMap(m map[string]string) {
 	e.length(len(m), m == nil)
-	for _, k := range sortedKeys(m) {
+	var buf [keysOnStack]string
+	for _, k := range sortedKeys(buf[:0], m) {
 		e.str(k)
 		e.str(m[k])
 	}
@@ -96,14 +96,28 @@ func (e *enc) strMap(m map[string]string) {
 
 func (e *enc) intMap(m map[string]int64) {
 	e.length(len(m), m == nil)
-	for _, k := range sortedKeys(m) {
+	var buf [keysOnStack]string
+	for _, k := range sortedKeys(buf[:0], m) {
 		e.str(k)
 		e.varint(m[k])
 	}
 }
 
-// sortedKeys returns m's keys in order, nil for an empty m.
-func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+// sortedKeys appends m's keys, in order, to buf[:0]. The journal encodes
+// a queue's attributes and counters at nearly every call: with room in
+// buf, on the caller's stack, that allocates nothing.
+func sortedKeys[V any](buf []string, m map[string]V) []string {
+	keys := buf[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// keysOnStack is the room for map keys that sortedKeys' callers keep on
+// their stack: a queue has some 20 attributes and 30 counters.
+const keysOnStack = 40
 
 // dec reads values from a record. The record is one string, so strings
 // read from it share its memory: decoding a message costs one copy of its

@@ -266,7 +266,8 @@ func (d *dec) message(m *state.Message) {
 
 func (e *enc) attributes(m map[string]state.Attribute) {
 	e.length(len(m), m == nil)
-	for _, k := range sortedKeys(m) {
+	var buf [keysOnStack]string
+	for _, k := range sortedKeys(buf[:0], m) {
 		a := m[k]
 		e.str(k)
 		e.str(a.DataType)

@@ -234,7 +234,7 @@ func (s *Store) replayLog(path string) error {
 	if err := s.shape.read(s); err != nil {
 		return damagedLog(path, fmt.Errorf("it holds changes of a store %s has not: %w", s.path, err))
 	}
-	if err := s.applyChanges(coalesce(changes), now, nil); err != nil {
+	if err := s.applyChanges(coalesce([][]state.Change{changes}), now, nil); err != nil {
 		var mis mismatch
 		if errors.As(err, &mis) {
 			return damagedLog(path, err)

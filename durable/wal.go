@@ -77,6 +77,8 @@ type wal struct {
 	epoch uint32
 	size  int64 // the bytes of the header and the frames of this epoch
 	buf   enc   // the frame being written, reused
+	// lastQueue is append's: the last QueuePut of each queue in a frame.
+	lastQueue map[uint64]int
 }
 
 // openWAL opens or creates the log at path and returns it with the changes
@@ -202,8 +204,30 @@ func frameSum(head, payload []byte) uint32 {
 func (w *wal) append(changes []state.Change, now int64) error {
 	w.buf = append(w.buf[:0], make([]byte, frameHeader)...)
 	w.buf.varint(now)
+	// Nearly every call changes its queue's record (its counters), and a
+	// record is some 40 sorted strings and numbers: write each queue's last
+	// record once, where its first was, as a checkpoint would (coalesce).
+	// Queue ids never repeat, so no delete comes between two.
+	clear(w.lastQueue)
 	for i := range changes {
-		w.buf.change(&changes[i])
+		if changes[i].Kind == state.QueuePut {
+			if w.lastQueue == nil {
+				w.lastQueue = map[uint64]int{}
+			}
+			w.lastQueue[changes[i].QueueID] = i
+		}
+	}
+	for i := range changes {
+		c := &changes[i]
+		if c.Kind == state.QueuePut {
+			j, ok := w.lastQueue[c.QueueID]
+			if !ok {
+				continue // written already
+			}
+			delete(w.lastQueue, c.QueueID)
+			c = &changes[j]
+		}
+		w.buf.change(c)
 	}
 	w.buf.seal(w.epoch)
 	_, err := w.f.WriteAt(w.buf, w.size)
@@ -373,6 +397,9 @@ func (d *dec) change() state.Change {
 	return c
 }
 
+// msgKey names a message: its queue and Seq.
+type msgKey struct{ q, seq uint64 }
+
 // changeKey names the record a change sets, for coalesce.
 type changeKey struct {
 	kind      byte // 'm' message, 'q' queue, 's' scope, 't' task, 'h' header, 'w' window entry
@@ -381,63 +408,86 @@ type changeKey struct {
 	key, key2 string
 }
 
-// coalesce returns what a checkpoint writes of cs: for each record, its
-// last change, where the record first changed in cs: a queue made in cs
+// coalesce returns what a checkpoint writes of the changes cs, the
+// concatenation of segs: for each record, its last change, where the
+// record first changed in cs: a queue made in cs
 // then comes before its messages, a scope before its queues, whatever
 // changed them later. The entries of a window come where they last
 // changed instead, since a window is in the order of its puts (an entry
 // put again moves to the end). A queue deleted in cs takes its messages'
 // and entries' changes with it: they would name a queue the file may not
 // have.
-func coalesce(cs []state.Change) []state.Change {
-	keys := make([]changeKey, len(cs))
-	last := make(map[changeKey]int, len(cs))
-	gone := map[uint64]bool{}
-	for i := range cs {
-		c := &cs[i]
-		var k changeKey
-		switch c.Kind {
-		case 0:
-			k = changeKey{kind: 0}
-		case state.MessagePut:
-			k = changeKey{kind: 'm', id: c.QueueID, seq: c.Message.Seq}
-		case state.MessageDelete:
-			k = changeKey{kind: 'm', id: c.QueueID, seq: c.Seq}
-		case state.QueuePut:
-			k = changeKey{kind: 'q', id: c.QueueID}
-		case state.QueueDelete:
-			k = changeKey{kind: 'q', id: c.QueueID}
-			gone[c.QueueID] = true
-		case state.ScopePut:
-			k = changeKey{kind: 's', key: c.Scope.Account, key2: c.Scope.Region}
-		case state.ScopeDelete:
-			k = changeKey{kind: 's', key: c.Account, key2: c.Region}
-		case state.TaskPut:
-			k = changeKey{kind: 't', seq: c.Task.Seq}
-		case state.TaskDelete:
-			k = changeKey{kind: 't', seq: c.TaskSeq}
-		case state.HeaderPut:
-			k = changeKey{kind: 'h'}
-		case state.WindowPut, state.WindowDelete:
-			key, _ := c.EntryKey()
-			k = changeKey{kind: 'w', id: c.QueueID, win: c.Window, key: key}
-		}
-		keys[i] = k
-		last[k] = i
+func coalesce(segs [][]state.Change) []state.Change {
+	n := 0
+	for _, seg := range segs {
+		n += len(seg)
 	}
-	out := make([]state.Change, 0, len(last))
-	done := make(map[changeKey]bool, len(last))
+	all := make([]*state.Change, 0, n) // pointers: a Change is some 200 bytes
+	keys := make([]changeKey, 0, n)
+	// Messages' changes are most of them, and a key of two numbers hashes
+	// faster than a changeKey.
+	lastMsg := make(map[msgKey]int, n)
+	last := map[changeKey]int{}
+	gone := map[uint64]bool{}
+	for _, seg := range segs {
+		for i := range seg {
+			c := &seg[i]
+			var k changeKey
+			switch c.Kind {
+			case 0:
+				k = changeKey{kind: 0}
+			case state.MessagePut:
+				k = changeKey{kind: 'm', id: c.QueueID, seq: c.Message.Seq}
+			case state.MessageDelete:
+				k = changeKey{kind: 'm', id: c.QueueID, seq: c.Seq}
+			case state.QueuePut:
+				k = changeKey{kind: 'q', id: c.QueueID}
+			case state.QueueDelete:
+				k = changeKey{kind: 'q', id: c.QueueID}
+				gone[c.QueueID] = true
+			case state.ScopePut:
+				k = changeKey{kind: 's', key: c.Scope.Account, key2: c.Scope.Region}
+			case state.ScopeDelete:
+				k = changeKey{kind: 's', key: c.Account, key2: c.Region}
+			case state.TaskPut:
+				k = changeKey{kind: 't', seq: c.Task.Seq}
+			case state.TaskDelete:
+				k = changeKey{kind: 't', seq: c.TaskSeq}
+			case state.HeaderPut:
+				k = changeKey{kind: 'h'}
+			case state.WindowPut, state.WindowDelete:
+				key, _ := c.EntryKey()
+				k = changeKey{kind: 'w', id: c.QueueID, win: c.Window, key: key}
+			}
+			all = append(all, c)
+			keys = append(keys, k)
+			if k.kind == 'm' {
+				lastMsg[msgKey{k.id, k.seq}] = len(all) - 1
+			} else {
+				last[k] = len(all) - 1
+			}
+		}
+	}
+	out := make([]state.Change, 0, len(lastMsg)+len(last))
 	for i, k := range keys {
 		switch {
-		case k.kind == 0 || done[k]:
+		case k.kind == 0:
 		case (k.kind == 'm' || k.kind == 'w') && gone[k.id]:
+		case k.kind == 'm':
+			mk := msgKey{k.id, k.seq}
+			if j, ok := lastMsg[mk]; ok { // else written already
+				delete(lastMsg, mk)
+				out = append(out, *all[j])
+			}
 		case k.kind == 'w':
 			if last[k] == i {
-				out = append(out, cs[i])
+				out = append(out, *all[i])
 			}
 		default:
-			done[k] = true
-			out = append(out, cs[last[k]])
+			if j, ok := last[k]; ok {
+				delete(last, k)
+				out = append(out, *all[j])
+			}
 		}
 	}
 	return out

@@ -343,7 +343,7 @@ func TestCoalesce(t *testing.T) {
 		{}, // a checkpoint's
 	}
 	var got []string
-	for _, c := range coalesce(in) {
+	for _, c := range coalesce([][]state.Change{in[:4], nil, in[4:]}) {
 		switch c.Kind {
 		case state.QueuePut:
 			got = append(got, "queue "+c.Queue.Name)
@@ -362,5 +362,47 @@ func TestCoalesce(t *testing.T) {
 	want := "queue second, delete 1/1, put 1/2, dedup b, dedup a, delete queue 2"
 	if strings.Join(got, ", ") != want {
 		t.Errorf("coalesce =\n%s\nwant\n%s", strings.Join(got, ", "), want)
+	}
+}
+
+// A frame holds each queue's last record once, where its first was: the
+// queue exists before its messages, and as it was at the end.
+func TestFrameQueueOnce(t *testing.T) {
+	t.Parallel()
+	w, _, _, _, err := openWAL(filepath.Join(t.TempDir(), walName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.close()
+	queue := func(id uint64, name string) state.Change {
+		return state.Change{Kind: state.QueuePut, QueueID: id, Queue: &state.Queue{ID: id, Name: name}}
+	}
+	in := []state.Change{
+		queue(1, "a"), {Kind: state.MessagePut, QueueID: 1, Message: &state.Message{Seq: 1}},
+		queue(2, "x"), queue(1, "b"), {Kind: state.MessageDelete, QueueID: 1, Seq: 1}, queue(1, "c"),
+	}
+	for range 2 { // the second frame with the map of the first
+		if err := w.append(in, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.close()
+	r, cs, _, _, err := openWAL(w.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.close()
+	var got []string
+	for _, c := range cs {
+		switch c.Kind {
+		case state.QueuePut:
+			got = append(got, "queue "+c.Queue.Name)
+		default:
+			got = append(got, fmt.Sprint("kind ", c.Kind))
+		}
+	}
+	want := "queue c, kind 1, queue x, kind 2"
+	if s := strings.Join(got, ", "); s != want+", "+want {
+		t.Errorf("read back: %s\nwant twice: %s", s, want)
 	}
 }
