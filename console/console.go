@@ -56,6 +56,9 @@ type config struct {
 	baseURL string
 	advance func(time.Duration) (time.Time, error)
 	history *history.Recorder // nil: the history is off
+	// pageBytes is maxPageBytes; the tests set a smaller cap, to page
+	// through kilobytes rather than tens of megabytes under -race.
+	pageBytes int
 }
 
 // WithVirtualClock tells the console that the broker's clock is virtual (it
@@ -90,7 +93,7 @@ type console struct {
 // [sqsq.Broker.Scope]). Any other path under /_sqsq/ answers 404. It is
 // safe for concurrent use.
 func Handler(b *sqsq.Broker, opts ...Option) http.Handler {
-	c := &console{b: b, mux: http.NewServeMux()}
+	c := &console{b: b, mux: http.NewServeMux(), cfg: config{pageBytes: maxPageBytes}}
 	for _, o := range opts {
 		o.apply(&c.cfg)
 	}

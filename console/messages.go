@@ -118,12 +118,12 @@ func (c *console) streamPage(w http.ResponseWriter, r *http.Request, q *sqsq.Que
 				size += len(a.StringValue) + len(a.BinaryValue)
 			}
 		}
-		if page.NextCursor == "" || n >= limit || size >= maxPageBytes {
+		if page.NextCursor == "" || n >= limit || size >= c.cfg.pageBytes {
 			break
 		}
 		// As many as fit the byte cap at the sizes seen so far, so the
 		// page stops near it (a page ends only where a Peek does).
-		fit := (maxPageBytes - size) / max(size/n, 1)
+		fit := (c.cfg.pageBytes - size) / max(size/n, 1)
 		sub.Cursor, sub.Limit = page.NextCursor, max(min(limit-n, peekChunk, fit), 1)
 		next, err := q.Peek(r.Context(), sub)
 		if err != nil { // the queue went away meanwhile: the page ends here
