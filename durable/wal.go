@@ -75,6 +75,7 @@ type wal struct {
 	f     *os.File
 	path  string
 	epoch uint32
+	v1    bool  // a log of format 1, read, not cut yet
 	size  int64 // the bytes of the header and the frames of this epoch
 	buf   enc   // the frame being written, reused
 	// lastQueue is append's: the last QueuePut of each queue in a frame.
@@ -106,11 +107,13 @@ func (w *wal) read() ([]state.Change, int64, string, error) {
 	}
 	var v1 bool
 	switch {
-	case len(data) == 0:
+	case len(data) < walHeader && (allZero(data) || bytes.HasPrefix(walMagic, data[:min(len(data), len(walMagic))])):
+		// Empty, or a header cut short by a crash as the log was made:
+		// no frame in it.
 		return nil, 0, "", w.reset()
-	case len(data) >= len(walMagicV1) && string(data[:len(walMagicV1)]) == string(walMagicV1):
+	case bytes.HasPrefix(data, walMagicV1):
 		v1 = true
-	case len(data) < walHeader || string(data[:len(walMagic)]) != string(walMagic):
+	case len(data) < walHeader || !bytes.HasPrefix(data, walMagic):
 		return nil, 0, "", &storeError{kind: ErrFormat, msg: fmt.Sprintf(
 			"durable: %s is not a log of this sqsq's format; use the sqsq that wrote it, or another -data directory", w.path)}
 	}
@@ -165,11 +168,8 @@ func (w *wal) read() ([]state.Change, int64, string, error) {
 		off += head + n
 	}
 	w.size = int64(off)
-	if v1 { // begin the log again in this format: the changes go into the file first
-		if err := w.f.Truncate(0); err != nil {
-			return nil, 0, "", err
-		}
-		w.size = 0
+	if v1 { // begun again in this format by the cut, once the changes are in the file
+		w.v1 = true
 		if len(changes) == 0 {
 			return nil, 0, note, w.reset()
 		}
@@ -262,6 +262,12 @@ func (e *enc) seal(epoch uint32) {
 // reset cuts the log back to its header, durably: the next epoch, and the
 // end mark. The file keeps its size (see above).
 func (w *wal) reset() error {
+	if w.v1 { // its frames would read as this format's
+		if err := w.f.Truncate(0); err != nil {
+			return err
+		}
+		w.v1 = false
+	}
 	h := make([]byte, walHeader+frameHeader)
 	copy(h, walMagic)
 	binary.LittleEndian.PutUint32(h[len(walMagic):], w.epoch+1)

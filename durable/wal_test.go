@@ -406,3 +406,24 @@ func TestFrameQueueOnce(t *testing.T) {
 		t.Errorf("read back: %s\nwant twice: %s", s, want)
 	}
 }
+
+// A header cut short by a crash as the log was made holds no frame: the
+// log opens empty, as a new one.
+func TestLogHeaderCutShort(t *testing.T) {
+	t.Parallel()
+	for _, data := range [][]byte{walMagic[:4], walMagic, append(slices.Clone(walMagic), 1, 0), make([]byte, 7)} {
+		path := filepath.Join(t.TempDir(), walName)
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		w, cs, _, note, err := openWAL(path)
+		if err != nil || len(cs) != 0 || note != "" {
+			t.Errorf("a log of %q: %v, %d changes, %q; want it empty", data, err, len(cs), note)
+			continue
+		}
+		w.close()
+		if b, _ := os.ReadFile(path); !logEmpty(b) {
+			t.Errorf("a log of %q became %q; want a header and the end mark", data, b)
+		}
+	}
+}
