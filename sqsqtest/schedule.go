@@ -285,11 +285,18 @@ func (r *run) advanceTo(t time.Time) {
 		r.fast.set(t)
 	} else if d := t.Sub(time.Now()); d > 0 {
 		timer := time.NewTimer(d)
-		select {
-		case <-timer.C:
-		case cl := <-r.sch.arrivals:
-			timer.Stop()
-			r.early = append(r.early, cl)
+	wait:
+		for {
+			select {
+			case <-timer.C:
+				break wait
+			case <-r.sch.arrival:
+				// A poke may be left from arrivals already taken.
+				if r.early = r.sch.take(r.early); len(r.early) > 0 {
+					timer.Stop()
+					break wait
+				}
+			}
 		}
 	}
 	r.version++
