@@ -1,11 +1,13 @@
 package sqsqtest
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"runtime"
 	"runtime/debug"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -286,18 +288,17 @@ func (s *sched) waitParked() {
 // whatever order goroutines that ran at once arrived in: by consumer, then
 // by what the call is, then by arrival.
 func sortCalls(calls []*call) {
-	sort.SliceStable(calls, func(i, j int) bool {
-		a, b := calls[i], calls[j]
+	slices.SortStableFunc(calls, func(a, b *call) int {
 		if a.c.slot != b.c.slot {
-			return a.c.slot < b.c.slot
+			return cmp.Compare(a.c.slot, b.c.slot)
 		}
 		if a.c.gen != b.c.gen {
-			return a.c.gen < b.c.gen
+			return cmp.Compare(a.c.gen, b.c.gen)
 		}
 		if a.text != b.text {
-			return a.text < b.text
+			return strings.Compare(a.text, b.text)
 		}
-		return a.seq < b.seq
+		return cmp.Compare(a.seq, b.seq)
 	})
 }
 

@@ -23,14 +23,12 @@ func (r *run) receive(c *consumer) {
 		MessageSystemAttributeNames: []string{sqsq.SysAll},
 		MessageAttributeNames:       []string{"All"},
 	})
-	r.evMu.Lock()
 	var got []string
-	for _, e := range r.events {
+	for _, e := range r.fresh() {
 		if e.Kind == sqsq.EventReceived {
 			got = append(got, r.labelOfBody(e.Body))
 		}
 	}
-	r.evMu.Unlock()
 	r.process()
 	notes := r.faultNotes()
 	switch {

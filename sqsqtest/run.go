@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -35,6 +34,7 @@ type run struct {
 	all    []*consumer // every generation, for goroutines still ending
 	calls  []*call     // parked kit calls, sorted (see sortCalls)
 	early  []*call     // arrivals that ended a clock advance early
+	acts   []action    // enabled's list, reused
 
 	labels      map[string]string    // body → label
 	handles     map[string]string    // receipt handle → label
@@ -54,18 +54,15 @@ type run struct {
 	settleSteps int    // the actions the settle phase took
 	version     uint64 // moves whenever the world may have changed
 
-	evMu   sync.Mutex
-	events []sqsq.Event
+	seen int // the recorder's events process has applied
 
 	invocations int // a Lambda's invocations, for their request ids
 }
 
-func (r *run) Observe(e sqsq.Event) {
-	r.rec.Observe(e)
-	r.evMu.Lock()
-	r.events = append(r.events, e)
-	r.evMu.Unlock()
-}
+func (r *run) Observe(e sqsq.Event) { r.rec.Observe(e) }
+
+// fresh returns the events process has not applied yet.
+func (r *run) fresh() []sqsq.Event { return r.rec.since(r.seen) }
 
 // Run plays one schedule drawn from src and returns what happened. It is
 // deterministic: the same draws give the same outcome. Inside a
@@ -147,9 +144,9 @@ func (r *run) result(settled bool) *Result {
 	res := &Result{Ledger: r.ledger, Bodies: r.s.Messages, Settled: settled, Queues: map[string]sqsq.Stats{},
 		Sent: r.sentBy, Faults: r.s.Faults, FIFO: r.s.FIFO, Concurrent: r.concur}
 	dead, left := map[string]bool{}, map[string]bool{}
-	for _, id := range r.rec.MessageIDs() {
-		for _, rec := range r.rec.History(id) {
-			dead[r.idLabel[id]] = dead[r.idLabel[id]] || rec.Kind == "moved to DLQ"
+	for _, e := range r.rec.since(0) {
+		if e.Kind == sqsq.EventDeadLettered && e.MessageID != "" {
+			dead[r.labelOfBody(e.Body)] = true
 		}
 	}
 	for _, st := range r.stored {

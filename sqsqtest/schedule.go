@@ -29,7 +29,8 @@ type action struct {
 // enabled lists the actions possible now, in a fixed order (so draw 0 is
 // the lucky, boring choice: send, then the first consumer).
 func (r *run) enabled(drawn bool) []action {
-	var acts []action
+	acts := r.acts[:0] // reused: a caller is done with the last list when it asks again
+	defer func() { r.acts = acts[:0] }()
 	if r.sent < len(r.s.Messages) {
 		acts = append(acts, action{kind: actSend})
 	}
