@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -85,6 +86,14 @@ func (s Scenario) Run(src Source) *Outcome {
 	}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	defer r.cancel()
+	// Sized as the runs before: grown by doubling, the events and the
+	// timeline were most of a run's garbage.
+	r.rec.events = make([]sqsq.Event, 0, sizeHint(&eventsHint))
+	r.tl = make(Timeline, 0, sizeHint(&timelineHint))
+	defer func() {
+		noteSize(&eventsHint, len(r.rec.events))
+		noteSize(&timelineHint, len(r.tl))
+	}()
 	r.pol = NewPolicy(src, s.Faults)
 	n := 0
 	ids := func() string { n++; return fmt.Sprintf("00000000-0000-4000-8000-%012d", n) }
@@ -248,4 +257,17 @@ func (r *run) newConsumer(i, gen int) *consumer {
 		c.lambda = r.s.Lambda(c.env)
 	}
 	return c
+}
+
+// The lengths of recent runs' event lists and timelines, for the capacity
+// of the next run's: a hint, which never changes what a run does.
+var eventsHint, timelineHint atomic.Int64
+
+func sizeHint(h *atomic.Int64) int { return int(h.Load()) + 8 }
+
+// noteSize moves the hint a quarter of the way to n, up to a bound.
+func noteSize(h *atomic.Int64, n int) {
+	n = min(n, 1024)
+	old := h.Load()
+	h.Store(old + (int64(n)-old)/4)
 }
