@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -88,7 +89,7 @@ func (s Scenario) Run(src Source) *Outcome {
 	defer r.cancel()
 	// Sized as the runs before: grown by doubling, the events and the
 	// timeline were most of a run's garbage.
-	r.rec.events = make([]sqsq.Event, 0, sizeHint(&eventsHint))
+	r.rec.events = newEvents()
 	r.tl = make(Timeline, 0, sizeHint(&timelineHint))
 	defer func() {
 		noteSize(&eventsHint, len(r.rec.events))
@@ -270,4 +271,32 @@ func noteSize(h *atomic.Int64, n int) {
 	n = min(n, 1024)
 	old := h.Load()
 	h.Store(old + (int64(n)-old)/4)
+}
+
+// spareEvents holds the event lists of passed runs nobody kept (see
+// Outcome.recycle): an event is large, and a run's list was a quarter of
+// the garbage of a run.
+var spareEvents sync.Pool
+
+func newEvents() []sqsq.Event {
+	if p, ok := spareEvents.Get().(*[]sqsq.Event); ok {
+		return (*p)[:0]
+	}
+	return make([]sqsq.Event, 0, sizeHint(&eventsHint))
+}
+
+// recycle gives the run's event list back for another run. Only the kit's
+// loops call it, on an outcome that passed and that they drop: its
+// History is gone after it.
+func (o *Outcome) recycle() {
+	if o.History == nil {
+		return
+	}
+	evs := o.History.events
+	o.History = nil
+	if cap(evs) > 4096 {
+		return // a rare long run's: not worth holding
+	}
+	clear(evs)
+	spareEvents.Put(&evs)
 }
