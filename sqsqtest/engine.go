@@ -159,7 +159,6 @@ func (s *sched) failed() error {
 }
 
 // spawn starts fn as a thread of consumer c.
-
 func (s *sched) spawn(c *consumer, fn func() error) {
 	c.threads++
 	s.running.Add(1)
