@@ -239,16 +239,15 @@ func (s *sched) grant(cl *call, goOn bool) {
 }
 
 // quiesce waits until every goroutine of the run is parked or ended, then
-// returns what arrived since the last call, in arrival order.
-func (s *sched) quiesce() []*call {
+// appends to got what arrived since the last call, in arrival order.
+func (s *sched) quiesce(got []*call) []*call {
 	if s.bubble {
 		bubbleWait()
 	} else if s.running.Load() > 0 {
 		s.waitParked()
 	}
-	got := s.take(nil)
 	// Pushed under one lock, in order of seq: already sorted.
-	return got
+	return s.take(got)
 }
 
 // waitParked waits, outside a bubble, until the engine's goroutines are

@@ -18,25 +18,26 @@ import (
 
 // run is one play of a scenario.
 type run struct {
-	s      *Scenario
-	src    Source
-	pol    *Policy
-	sch    *sched
-	fast   *fastClock // the clock outside a bubble; nil inside one
-	start  time.Time
-	b      *sqsq.Broker
-	q, dlq *sqsq.Queue
-	queues map[string]*sqsq.Queue
-	client *awssqs.Client // made on first use by SQS
-	ctx    context.Context
-	cancel context.CancelFunc
-	ledger *Ledger
-	rec    *Recorder
-	slots  []*consumer // the current generation of each consumer
-	all    []*consumer // every generation, for goroutines still ending
-	calls  []*call     // parked kit calls, sorted (see sortCalls)
-	early  []*call     // arrivals that ended a clock advance early
-	acts   []action    // enabled's list, reused
+	s       *Scenario
+	src     Source
+	pol     *Policy
+	sch     *sched
+	fast    *fastClock // the clock outside a bubble; nil inside one
+	start   time.Time
+	b       *sqsq.Broker
+	q, dlq  *sqsq.Queue
+	queues  map[string]*sqsq.Queue
+	client  *awssqs.Client // made on first use by SQS
+	ctx     context.Context
+	cancel  context.CancelFunc
+	ledger  *Ledger
+	rec     *Recorder
+	slots   []*consumer // the current generation of each consumer
+	all     []*consumer // every generation, for goroutines still ending
+	calls   []*call     // parked kit calls, sorted (see sortCalls)
+	early   []*call     // arrivals that ended a clock advance early
+	arrived []*call     // absorb's list of arrivals, reused
+	acts    []action    // enabled's list, reused
 
 	labels      map[string]string    // body → label
 	handles     map[string]string    // receipt handle → label

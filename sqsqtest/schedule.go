@@ -189,10 +189,14 @@ func (r *run) crash(c *consumer, cl *call) {
 	r.slots[c.slot] = r.newConsumer(c.slot, c.gen+1)
 }
 
+// removeCall removes cl from calls, in place: nothing else holds the
+// list of parked calls.
 func removeCall(calls []*call, cl *call) []*call {
 	for i, o := range calls {
 		if o == cl {
-			return append(calls[:i:i], calls[i+1:]...)
+			copy(calls[i:], calls[i+1:])
+			calls[len(calls)-1] = nil
+			return calls[:len(calls)-1]
 		}
 	}
 	return calls
@@ -202,8 +206,9 @@ func removeCall(calls []*call, cl *call) []*call {
 // what arrived: new parked calls (with a slowness drawn for each) and
 // ended goroutines.
 func (r *run) absorb() {
-	got := append(r.early, r.sch.quiesce()...)
-	r.early = nil
+	got := r.sch.quiesce(append(r.arrived[:0], r.early...))
+	r.early = r.early[:0]
+	defer func() { clear(got); r.arrived = got[:0] }()
 	var fresh, notes []*call
 	for _, cl := range got {
 		if cl.note != "" {
