@@ -304,16 +304,16 @@ func sortCalls(calls []*call) {
 // the engine starts (spawn's), set by the first one.
 var (
 	threadRootOnce sync.Once
-	threadRoot     uintptr
+	threadRoot     atomic.Uintptr // read by goroutines that need not have set it
 )
 
-func setThreadRoot() { threadRoot = rootFunc() }
+func setThreadRoot() { threadRoot.Store(rootFunc()) }
 
 // kitGoroutine reports whether the calling goroutine is one the engine
 // started: the function at the root of its stack is spawn's. Reading a
 // goroutine's id instead takes a formatted stack trace, several times
 // dearer.
-func kitGoroutine() bool { return rootFunc() == threadRoot }
+func kitGoroutine() bool { return rootFunc() == threadRoot.Load() }
 
 // rootFunc is the entry of the function the calling goroutine started
 // with: the frame below runtime.goexit, at the bottom of the stack.

@@ -293,8 +293,12 @@ func (o *Outcome) recycle() {
 	if o.History == nil {
 		return
 	}
-	evs := o.History.events
+	h := o.History
 	o.History = nil
+	h.mu.Lock()
+	evs := h.events
+	h.events, h.built = nil, 0 // a late event, if the broker sent one, goes elsewhere
+	h.mu.Unlock()
 	if cap(evs) > 4096 {
 		return // a rare long run's: not worth holding
 	}
