@@ -26,12 +26,10 @@ func (r *run) logf(format string, args ...any) { r.log(fmt.Sprintf(format, args.
 
 // logCall logs a consumer's call with its outcome and any injected fault.
 func (r *run) logCall(c *consumer, call string, err error) {
-	r.evMu.Lock()
 	stale := false
-	for _, e := range r.events {
+	for _, e := range r.fresh() {
 		stale = stale || e.Kind == sqsq.EventDeleted && e.Applied && !e.Removed
 	}
-	r.evMu.Unlock()
 	r.process()
 	text := c.name + " " + call
 	if err != nil {
@@ -94,10 +92,8 @@ func (r *run) labelOfBody(body string) string {
 
 // process applies the observer's events to the run's bookkeeping.
 func (r *run) process() {
-	r.evMu.Lock()
-	evs := r.events
-	r.events = nil
-	r.evMu.Unlock()
+	evs := r.fresh()
+	r.seen += len(evs)
 	if len(evs) > 0 {
 		r.version++
 	}

@@ -126,6 +126,7 @@ func (s Scenario) check(t *rapid.T, run func(Source) *Outcome) {
 		t.Logf("%s", o.details())
 		t.Fatalf("%s", o.headline())
 	}
+	o.recycle()
 }
 
 // schedule is one run drawn by rapid, as rapid's log prints it.
@@ -264,10 +265,12 @@ func (s Scenario) Seeds(t Fataler, first uint64, n int) int {
 	}
 	for i := 0; i < n; i++ {
 		seed := first + uint64(i)
-		if o := s.Run(Seed(seed)); o.Err != nil {
+		o := s.Run(Seed(seed))
+		if o.Err != nil {
 			t.Fatalf("seed %d (replay with scenario.Run(sqsqtest.Seed(%d))): %v", seed, seed, o)
 			return i
 		}
+		o.recycle()
 	}
 	return n
 }
@@ -313,6 +316,7 @@ func (s Scenario) Find(first uint64, maxRuns int) Finding {
 		rec := &recorder{src: Seed(seed)}
 		o := s.Run(rec)
 		if o.Err == nil {
+			o.recycle()
 			continue
 		}
 		found++
@@ -337,6 +341,7 @@ func (s Scenario) shrink(seq []int, o *Outcome) (*Outcome, int) {
 		pos := 0
 		out := s.Run(replay{seq: cand, pos: &pos})
 		if out.Err == nil {
+			out.recycle()
 			return nil, nil, false
 		}
 		return cand[:min(pos, len(cand))], out, true

@@ -1,13 +1,13 @@
 package sqsqtest
 
 import (
-	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"runtime"
 	"runtime/debug"
-	"sort"
-	"strconv"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -85,16 +85,23 @@ func (cl *call) enabled(now time.Time, version uint64) bool {
 
 // sched is the scheduler side of the engine.
 type sched struct {
-	arrivals chan *call
-	seq      atomic.Uint64
-	bubble   bool
+	seq    atomic.Uint64
+	bubble bool
+
+	// arrived holds the calls handed to the scheduler since it last took
+	// them; a slice under a lock rather than a channel, which would have to
+	// be made large enough for any burst on every run. arrival pokes a
+	// scheduler waiting for the bubble's clock (see run.advanceTo).
+	arrMu   sync.Mutex
+	arrived []*call
+	arrival chan struct{}
 
 	// Plain mode: goroutines of the engine running (neither parked nor
 	// ended), and a poke when that count falls.
 	running atomic.Int64
 	changed chan struct{}
 	checks  atomic.Uint64 // parks so far, for the goroutine check
-	goids   sync.Map      // goroutine id → *consumer, of the engine's goroutines
+	watch   *time.Timer   // waitParked's watchdog, made on first need
 
 	mu      sync.Mutex
 	failure error // a rule a consumer broke; ends the run
@@ -109,7 +116,32 @@ const watchdog = 30 * time.Second
 const fencedCallLimit = 10000
 
 func newSched(bubble bool) *sched {
-	return &sched{arrivals: make(chan *call, 1<<12), bubble: bubble, changed: make(chan struct{}, 1)}
+	return &sched{bubble: bubble, changed: make(chan struct{}, 1), arrival: make(chan struct{}, 1)}
+}
+
+// push hands cl to the scheduler.
+func (s *sched) push(cl *call) {
+	s.arrMu.Lock()
+	cl.seq = s.seq.Add(1)
+	s.arrived = append(s.arrived, cl)
+	s.arrMu.Unlock()
+	if s.bubble {
+		select {
+		case s.arrival <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// take returns the calls that arrived since the last take, appended to
+// got.
+func (s *sched) take(got []*call) []*call {
+	s.arrMu.Lock()
+	got = append(got, s.arrived...)
+	clear(s.arrived)
+	s.arrived = s.arrived[:0]
+	s.arrMu.Unlock()
+	return got
 }
 
 func (s *sched) fail(err error) {
@@ -131,11 +163,7 @@ func (s *sched) spawn(c *consumer, fn func() error) {
 	c.threads++
 	s.running.Add(1)
 	go func() {
-		if !s.bubble {
-			id := goid()
-			s.goids.Store(id, c)
-			defer s.goids.Delete(id)
-		}
+		threadRootOnce.Do(setThreadRoot)
 		end := &threadEnd{}
 		defer func() {
 			if v := recover(); v != nil {
@@ -149,8 +177,7 @@ func (s *sched) spawn(c *consumer, fn func() error) {
 
 // arrive hands cl to the scheduler.
 func (s *sched) arrive(cl *call) {
-	cl.seq = s.seq.Add(1)
-	s.arrivals <- cl
+	s.push(cl)
 	if !s.bubble && s.running.Add(-1) == 0 {
 		select {
 		case s.changed <- struct{}{}:
@@ -162,9 +189,7 @@ func (s *sched) arrive(cl *call) {
 // note hands the scheduler a timeline line from a goroutine of c; it does
 // not wait.
 func (s *sched) note(c *consumer, text string) {
-	cl := &call{c: c, note: text}
-	cl.seq = s.seq.Add(1)
-	s.arrivals <- cl
+	s.push(&call{c: c, note: text})
 }
 
 // park is a kit call made by a goroutine of consumer c: it waits for its
@@ -177,22 +202,35 @@ func (s *sched) park(cl *call) bool {
 		}
 		return false
 	}
-	// Reading a goroutine's id costs a stack trace (half a run's time), so
-	// one call in eight is checked, and the first ones of every run: a
+	// Walking the stack to its root costs a microsecond or so, so one
+	// call in eight is checked, and the first ones of every run: a
 	// consumer that calls from its own goroutines does so on many calls,
 	// and is caught within a run or two.
 	if n := s.checks.Add(1); !s.bubble && (n <= 4 || n%8 == 0) {
-		if owner, ok := s.goids.Load(goid()); !ok || owner != c {
+		if !kitGoroutine() {
 			s.fail(fmt.Errorf("sqsqtest: %s called the kit (%s) from a goroutine the kit did not start; "+
 				"run the scenario with Scenario.Test (testing/synctest, Go 1.25+), or start it with env.Go", c.name, cl.text))
 			c.crashed.Store(true)
 			return false
 		}
 	}
-	cl.grant = make(chan bool, 1)
+	if s.bubble {
+		// A bubble's goroutines may only wait durably on its own
+		// channels, so none come from the pool.
+		cl.grant = make(chan bool, 1)
+		s.arrive(cl)
+		return <-cl.grant
+	}
+	cl.grant = grants.Get().(chan bool)
 	s.arrive(cl)
-	return <-cl.grant
+	goOn := <-cl.grant
+	grants.Put(cl.grant) // empty again: a call is granted once
+	return goOn
 }
+
+// grants recycles, outside bubbles, the channels parked calls wait on: one
+// per kit call otherwise.
+var grants = sync.Pool{New: func() any { return make(chan bool, 1) }}
 
 // grant lets a parked call go on, or tells it its consumer crashed.
 func (s *sched) grant(cl *call, goOn bool) {
@@ -201,43 +239,41 @@ func (s *sched) grant(cl *call, goOn bool) {
 }
 
 // quiesce waits until every goroutine of the run is parked or ended, then
-// returns what arrived since the last call, in arrival order.
-func (s *sched) quiesce() []*call {
+// appends to got what arrived since the last call, in arrival order.
+func (s *sched) quiesce(got []*call) []*call {
 	if s.bubble {
 		bubbleWait()
 	} else if s.running.Load() > 0 {
 		s.waitParked()
 	}
-	var got []*call
-	for {
-		select {
-		case cl := <-s.arrivals:
-			got = append(got, cl)
-		default:
-			sort.Slice(got, func(i, j int) bool { return got[i].seq < got[j].seq })
-			return got
-		}
-	}
+	// Pushed under one lock, in order of seq: already sorted.
+	return s.take(got)
 }
 
 // waitParked waits, outside a bubble, until the engine's goroutines are
 // all parked or ended; a watchdog in real time fails the run if one never
 // gets there.
 func (s *sched) waitParked() {
-	var watch *time.Timer
+	armed := false
 	for s.running.Load() > 0 {
 		select {
 		case <-s.changed:
 			continue
 		default:
 		}
-		if watch == nil {
-			watch = time.NewTimer(watchdog)
-			defer watch.Stop()
+		if !armed {
+			// One timer per run, re-armed per wait: a wait per step
+			// would otherwise make (and collect) a timer per step.
+			if s.watch == nil {
+				s.watch = time.NewTimer(watchdog)
+			} else {
+				s.watch.Reset(watchdog)
+			}
+			armed = true
 		}
 		select {
 		case <-s.changed:
-		case <-watch.C:
+		case <-s.watch.C:
 			s.fail(fmt.Errorf("sqsqtest: a consumer goroutine neither called the kit nor returned for %v of real time: "+
 				"it is blocked outside the kit (a channel, a lock, a WaitGroup, a goroutine it started) or loops; "+
 				"goroutines a handler starts need Scenario.Test (testing/synctest)", watchdog))
@@ -250,30 +286,50 @@ func (s *sched) waitParked() {
 // whatever order goroutines that ran at once arrived in: by consumer, then
 // by what the call is, then by arrival.
 func sortCalls(calls []*call) {
-	sort.SliceStable(calls, func(i, j int) bool {
-		a, b := calls[i], calls[j]
+	slices.SortStableFunc(calls, func(a, b *call) int {
 		if a.c.slot != b.c.slot {
-			return a.c.slot < b.c.slot
+			return cmp.Compare(a.c.slot, b.c.slot)
 		}
 		if a.c.gen != b.c.gen {
-			return a.c.gen < b.c.gen
+			return cmp.Compare(a.c.gen, b.c.gen)
 		}
 		if a.text != b.text {
-			return a.text < b.text
+			return strings.Compare(a.text, b.text)
 		}
-		return a.seq < b.seq
+		return cmp.Compare(a.seq, b.seq)
 	})
 }
 
-// goid is the current goroutine's id, read from its stack header
-// ("goroutine 42 [running]:").
-func goid() uint64 {
-	var buf [64]byte
-	b := buf[:runtime.Stack(buf[:], false)]
-	b = bytes.TrimPrefix(b, []byte("goroutine "))
-	if i := bytes.IndexByte(b, ' '); i > 0 {
-		b = b[:i]
+// threadRoot is the entry of the function at the root of every goroutine
+// the engine starts (spawn's), set by the first one.
+var (
+	threadRootOnce sync.Once
+	threadRoot     atomic.Uintptr // read by goroutines that need not have set it
+)
+
+func setThreadRoot() { threadRoot.Store(rootFunc()) }
+
+// kitGoroutine reports whether the calling goroutine is one the engine
+// started: the function at the root of its stack is spawn's. Reading a
+// goroutine's id instead takes a formatted stack trace, several times
+// dearer.
+func kitGoroutine() bool { return rootFunc() == threadRoot.Load() }
+
+// rootFunc is the entry of the function the calling goroutine started
+// with: the frame below runtime.goexit, at the bottom of the stack.
+func rootFunc() uintptr {
+	var buf [64]uintptr
+	pcs := buf[:runtime.Callers(1, buf[:])]
+	for len(pcs) == cap(pcs) { // a deep stack: walk it again, whole
+		more := make([]uintptr, 4*cap(pcs))
+		pcs = more[:runtime.Callers(1, more)]
 	}
-	id, _ := strconv.ParseUint(string(b), 10, 64)
-	return id
+	if len(pcs) < 2 {
+		return 0
+	}
+	f := runtime.FuncForPC(pcs[len(pcs)-2] - 1)
+	if f == nil {
+		return 0
+	}
+	return f.Entry()
 }

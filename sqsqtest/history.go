@@ -50,7 +50,12 @@ func (r Record) String() string {
 // recorder was installed late) starts with a "sent" record taken from its
 // SentTimestamp.
 type Recorder struct {
-	mu      sync.Mutex
+	mu sync.Mutex
+	// events are every event observed, in order; the histories are built
+	// from them when first read (built: how many are in), since most of
+	// a kit's runs pass and nobody reads theirs.
+	events  []sqsq.Event
+	built   int
 	hist    map[string][]Record
 	ordered []string
 }
@@ -62,11 +67,30 @@ func NewRecorder() *Recorder {
 
 // Observe implements [sqsq.Observer].
 func (r *Recorder) Observe(e sqsq.Event) {
+	r.mu.Lock()
+	r.events = append(r.events, e)
+	r.mu.Unlock()
+}
+
+// since returns the events observed after the first n.
+func (r *Recorder) since(n int) []sqsq.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.events[n:len(r.events):len(r.events)]
+}
+
+// build records the events not yet in the histories; r.mu is held.
+func (r *Recorder) build() {
+	for _, e := range r.events[r.built:] {
+		r.record(e)
+	}
+	r.built = len(r.events)
+}
+
+func (r *Recorder) record(e sqsq.Event) {
 	if e.MessageID == "" {
 		return
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	if e.Kind == sqsq.EventSent {
 		if _, seen := r.hist[e.MessageID]; !seen {
 			r.ordered = append(r.ordered, e.MessageID)
@@ -118,6 +142,7 @@ func (r *Recorder) Observe(e sqsq.Event) {
 func (r *Recorder) History(messageID string) []Record {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.build()
 	return append([]Record(nil), r.hist[messageID]...)
 }
 
@@ -125,6 +150,7 @@ func (r *Recorder) History(messageID string) []Record {
 func (r *Recorder) MessageIDs() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.build()
 	return append([]string(nil), r.ordered...)
 }
 

@@ -164,14 +164,12 @@ func (r *run) esmReceive(c, esm *consumer, n int) []record {
 	r.pol.setLongPoll(true)
 	msgs, err := r.q.Receive(r.ctx, in)
 	r.pol.setLongPoll(false)
-	r.evMu.Lock()
 	var got []string
-	for _, e := range r.events {
+	for _, e := range r.fresh() {
 		if e.Kind == sqsq.EventReceived {
 			got = append(got, r.labelOfBody(e.Body))
 		}
 	}
-	r.evMu.Unlock()
 	r.process()
 	notes := r.faultNotes()
 	window := ""

@@ -20,17 +20,15 @@ func (r *run) receive(c *consumer) {
 	msgs, err := r.q.Receive(r.ctx, sqsq.ReceiveInput{
 		MaxNumberOfMessages:         r.s.Batch,
 		WaitTimeSeconds:             sqsq.Some(time.Duration(0)),
-		MessageSystemAttributeNames: []string{sqsq.SysAll},
-		MessageAttributeNames:       []string{"All"},
+		MessageSystemAttributeNames: allSystemAttributes,
+		MessageAttributeNames:       allMessageAttributes,
 	})
-	r.evMu.Lock()
 	var got []string
-	for _, e := range r.events {
+	for _, e := range r.fresh() {
 		if e.Kind == sqsq.EventReceived {
 			got = append(got, r.labelOfBody(e.Body))
 		}
 	}
-	r.evMu.Unlock()
 	r.process()
 	notes := r.faultNotes()
 	switch {
@@ -69,6 +67,13 @@ func (r *run) receive(c *consumer) {
 	}
 	r.sch.spawn(c, func() error { return r.handleEach(ctx, c, batch) })
 }
+
+// The names a kit receive asks for, shared by every receive (the broker
+// only reads them).
+var (
+	allSystemAttributes  = []string{sqsq.SysAll}
+	allMessageAttributes = []string{"All"}
+)
 
 // handleEach calls a per-message handler on each message of a batch in
 // order. It runs in the consumer's goroutine, between the handler's kit

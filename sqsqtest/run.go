@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -17,24 +18,26 @@ import (
 
 // run is one play of a scenario.
 type run struct {
-	s      *Scenario
-	src    Source
-	pol    *Policy
-	sch    *sched
-	fast   *fastClock // the clock outside a bubble; nil inside one
-	start  time.Time
-	b      *sqsq.Broker
-	q, dlq *sqsq.Queue
-	queues map[string]*sqsq.Queue
-	client *awssqs.Client // made on first use by SQS
-	ctx    context.Context
-	cancel context.CancelFunc
-	ledger *Ledger
-	rec    *Recorder
-	slots  []*consumer // the current generation of each consumer
-	all    []*consumer // every generation, for goroutines still ending
-	calls  []*call     // parked kit calls, sorted (see sortCalls)
-	early  []*call     // arrivals that ended a clock advance early
+	s       *Scenario
+	src     Source
+	pol     *Policy
+	sch     *sched
+	fast    *fastClock // the clock outside a bubble; nil inside one
+	start   time.Time
+	b       *sqsq.Broker
+	q, dlq  *sqsq.Queue
+	queues  map[string]*sqsq.Queue
+	client  *awssqs.Client // made on first use by SQS
+	ctx     context.Context
+	cancel  context.CancelFunc
+	ledger  *Ledger
+	rec     *Recorder
+	slots   []*consumer // the current generation of each consumer
+	all     []*consumer // every generation, for goroutines still ending
+	calls   []*call     // parked kit calls, sorted (see sortCalls)
+	early   []*call     // arrivals that ended a clock advance early
+	arrived []*call     // absorb's list of arrivals, reused
+	acts    []action    // enabled's list, reused
 
 	labels      map[string]string    // body → label
 	handles     map[string]string    // receipt handle → label
@@ -54,18 +57,15 @@ type run struct {
 	settleSteps int    // the actions the settle phase took
 	version     uint64 // moves whenever the world may have changed
 
-	evMu   sync.Mutex
-	events []sqsq.Event
+	seen int // the recorder's events process has applied
 
 	invocations int // a Lambda's invocations, for their request ids
 }
 
-func (r *run) Observe(e sqsq.Event) {
-	r.rec.Observe(e)
-	r.evMu.Lock()
-	r.events = append(r.events, e)
-	r.evMu.Unlock()
-}
+func (r *run) Observe(e sqsq.Event) { r.rec.Observe(e) }
+
+// fresh returns the events process has not applied yet.
+func (r *run) fresh() []sqsq.Event { return r.rec.since(r.seen) }
 
 // Run plays one schedule drawn from src and returns what happened. It is
 // deterministic: the same draws give the same outcome. Inside a
@@ -88,6 +88,14 @@ func (s Scenario) Run(src Source) *Outcome {
 	}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	defer r.cancel()
+	// Sized as the runs before: grown by doubling, the events and the
+	// timeline were most of a run's garbage.
+	r.rec.events = newEvents()
+	r.tl = make(Timeline, 0, sizeHint(&timelineHint))
+	defer func() {
+		noteSize(&eventsHint, len(r.rec.events))
+		noteSize(&timelineHint, len(r.tl))
+	}()
 	r.pol = NewPolicy(src, s.Faults)
 	n := 0
 	ids := func() string { n++; return fmt.Sprintf("00000000-0000-4000-8000-%012d", n) }
@@ -147,9 +155,9 @@ func (r *run) result(settled bool) *Result {
 	res := &Result{Ledger: r.ledger, Bodies: r.s.Messages, Settled: settled, Queues: map[string]sqsq.Stats{},
 		Sent: r.sentBy, Faults: r.s.Faults, FIFO: r.s.FIFO, Concurrent: r.concur}
 	dead, left := map[string]bool{}, map[string]bool{}
-	for _, id := range r.rec.MessageIDs() {
-		for _, rec := range r.rec.History(id) {
-			dead[r.idLabel[id]] = dead[r.idLabel[id]] || rec.Kind == "moved to DLQ"
+	for _, e := range r.rec.since(0) {
+		if e.Kind == sqsq.EventDeadLettered && e.MessageID != "" {
+			dead[r.labelOfBody(e.Body)] = true
 		}
 	}
 	for _, st := range r.stored {
@@ -251,4 +259,49 @@ func (r *run) newConsumer(i, gen int) *consumer {
 		c.lambda = r.s.Lambda(c.env)
 	}
 	return c
+}
+
+// The lengths of recent runs' event lists and timelines, for the capacity
+// of the next run's: a hint, which never changes what a run does.
+var eventsHint, timelineHint atomic.Int64
+
+func sizeHint(h *atomic.Int64) int { return int(h.Load()) + 8 }
+
+// noteSize moves the hint a quarter of the way to n, up to a bound.
+func noteSize(h *atomic.Int64, n int) {
+	n = min(n, 1024)
+	old := h.Load()
+	h.Store(old + (int64(n)-old)/4)
+}
+
+// spareEvents holds the event lists of passed runs nobody kept (see
+// Outcome.recycle): an event is large, and a run's list was a quarter of
+// the garbage of a run.
+var spareEvents sync.Pool
+
+func newEvents() []sqsq.Event {
+	if p, ok := spareEvents.Get().(*[]sqsq.Event); ok {
+		return (*p)[:0]
+	}
+	return make([]sqsq.Event, 0, sizeHint(&eventsHint))
+}
+
+// recycle gives the run's event list back for another run. Only the kit's
+// loops call it, on an outcome that passed and that they drop: its
+// History is gone after it.
+func (o *Outcome) recycle() {
+	if o.History == nil {
+		return
+	}
+	h := o.History
+	o.History = nil
+	h.mu.Lock()
+	evs := h.events
+	h.events, h.built = nil, 0 // a late event, if the broker sent one, goes elsewhere
+	h.mu.Unlock()
+	if cap(evs) > 4096 {
+		return // a rare long run's: not worth holding
+	}
+	clear(evs)
+	spareEvents.Put(&evs)
 }

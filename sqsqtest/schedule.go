@@ -29,7 +29,8 @@ type action struct {
 // enabled lists the actions possible now, in a fixed order (so draw 0 is
 // the lucky, boring choice: send, then the first consumer).
 func (r *run) enabled(drawn bool) []action {
-	var acts []action
+	acts := r.acts[:0] // reused: a caller is done with the last list when it asks again
+	defer func() { r.acts = acts[:0] }()
 	if r.sent < len(r.s.Messages) {
 		acts = append(acts, action{kind: actSend})
 	}
@@ -188,10 +189,14 @@ func (r *run) crash(c *consumer, cl *call) {
 	r.slots[c.slot] = r.newConsumer(c.slot, c.gen+1)
 }
 
+// removeCall removes cl from calls, in place: nothing else holds the
+// list of parked calls.
 func removeCall(calls []*call, cl *call) []*call {
 	for i, o := range calls {
 		if o == cl {
-			return append(calls[:i:i], calls[i+1:]...)
+			copy(calls[i:], calls[i+1:])
+			calls[len(calls)-1] = nil
+			return calls[:len(calls)-1]
 		}
 	}
 	return calls
@@ -201,8 +206,9 @@ func removeCall(calls []*call, cl *call) []*call {
 // what arrived: new parked calls (with a slowness drawn for each) and
 // ended goroutines.
 func (r *run) absorb() {
-	got := append(r.early, r.sch.quiesce()...)
-	r.early = nil
+	got := r.sch.quiesce(append(r.arrived[:0], r.early...))
+	r.early = r.early[:0]
+	defer func() { clear(got); r.arrived = got[:0] }()
 	var fresh, notes []*call
 	for _, cl := range got {
 		if cl.note != "" {
@@ -285,11 +291,18 @@ func (r *run) advanceTo(t time.Time) {
 		r.fast.set(t)
 	} else if d := t.Sub(time.Now()); d > 0 {
 		timer := time.NewTimer(d)
-		select {
-		case <-timer.C:
-		case cl := <-r.sch.arrivals:
-			timer.Stop()
-			r.early = append(r.early, cl)
+	wait:
+		for {
+			select {
+			case <-timer.C:
+				break wait
+			case <-r.sch.arrival:
+				// A poke may be left from arrivals already taken.
+				if r.early = r.sch.take(r.early); len(r.early) > 0 {
+					timer.Stop()
+					break wait
+				}
+			}
 		}
 	}
 	r.version++

@@ -163,7 +163,7 @@ func (r *run) finish() {
 			r.sch.fail(errors.New("sqsqtest: a consumer goroutine did not return after the run ended (ctx done, every kit call failing)"))
 			return
 		}
-		got := append(r.early, r.sch.quiesce()...)
+		got := r.sch.quiesce(r.early)
 		r.early = nil
 		for _, cl := range got {
 			if cl.note != "" {

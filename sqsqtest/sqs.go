@@ -177,14 +177,12 @@ func (s *SQS) ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessageInput, o
 		defer r.pol.setLongPoll(false)
 	}
 	out, err := s.client().ReceiveMessage(ctx, &in2, optFns...)
-	r.evMu.Lock()
 	var got []string
-	for _, e := range r.events {
+	for _, e := range r.fresh() {
 		if e.Kind == sqsq.EventReceived {
 			got = append(got, r.labelOfBody(e.Body))
 		}
 	}
-	r.evMu.Unlock()
 	r.process()
 	notes := r.faultNotes()
 	switch {
