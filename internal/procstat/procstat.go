@@ -61,6 +61,10 @@ func CPU(pid int) (time.Duration, error) {
 type Memory struct {
 	RSS int64 // resident now (VmRSS)
 	HWM int64 // peak resident so far (VmHWM)
+	// Of RSS: the program's own memory (RssAnon), and the pages of
+	// mapped files (RssFile), such as a bbolt file, which the kernel can
+	// drop and read again; 0 where the kernel does not say.
+	Anon, File int64
 }
 
 // ReadMemory reads the resident memory of process pid from
@@ -83,6 +87,10 @@ func ReadMemory(pid int) (Memory, error) {
 			dst = &m.RSS
 		case "VmHWM":
 			dst = &m.HWM
+		case "RssAnon":
+			dst = &m.Anon
+		case "RssFile":
+			dst = &m.File
 		default:
 			continue
 		}
@@ -91,7 +99,9 @@ func ReadMemory(pid int) (Memory, error) {
 			return Memory{}, fmt.Errorf("procstat: %s in /proc/%d/status: %w", name, pid, err)
 		}
 		*dst = kb << 10
-		found++
+		if name == "VmRSS" || name == "VmHWM" {
+			found++
+		}
 	}
 	if found < 2 {
 		return Memory{}, errors.New("procstat: no VmRSS or VmHWM in /proc/" + strconv.Itoa(pid) + "/status")
