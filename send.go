@@ -294,6 +294,9 @@ func (q *Queue) SendBatch(ctx context.Context, entries []SendBatchEntry) (SendBa
 			out.Failed = append(out.Failed, BatchResultError{Id: entries[i].Id, Err: e})
 			continue
 		}
+		if out.Successful == nil { // once, at its size: nil if none succeeds
+			out.Successful = make([]SendBatchResultEntry, 0, len(entries)-i)
+		}
 		out.Successful = append(out.Successful, SendBatchResultEntry{Id: entries[i].Id, SendResult: q.send(in, sizes[i], now)})
 	}
 	return out, nil
