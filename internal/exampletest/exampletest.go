@@ -165,11 +165,16 @@ func (s search) String() string {
 			fw = append(fw, float64(s.walls[i].Microseconds())/1000)
 		}
 	}
+	over := 0 // the project's goal: at most 8 drawn steps in 9 searches of 10
 	for _, st := range s.steps {
 		fs = append(fs, float64(st))
+		if st > 8 {
+			over++
+		}
 	}
 	fmt.Fprintf(&b, " (of %d); runs to the first failure: median %.0f, max %.0f; wall time: median %.1f ms, max %.1f ms; "+
-		"shrunk steps: median %.0f, max %.0f; runs per search: %v", len(s.runs), Median(fr), maxOf(fr), Median(fw), maxOf(fw), Median(fs), maxOf(fs), s.runs)
+		"shrunk steps: median %.0f, max %.0f, over 8 in %d of %d (%v); runs per search: %v",
+		len(s.runs), Median(fr), maxOf(fr), Median(fw), maxOf(fw), Median(fs), maxOf(fs), over, len(s.steps), s.steps, s.runs)
 	return b.String()
 }
 
