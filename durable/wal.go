@@ -78,8 +78,6 @@ type wal struct {
 	v1    bool  // a log of format 1, read, not cut yet
 	size  int64 // the bytes of the header and the frames of this epoch
 	buf   enc   // the frame being written, reused
-	// lastQueue is append's: the last QueuePut of each queue in a frame.
-	lastQueue map[uint64]int
 }
 
 // openWAL opens or creates the log at path and returns it with the changes
@@ -120,44 +118,18 @@ func (w *wal) read() ([]state.Change, int64, string, error) {
 	var changes []state.Change
 	var now int64
 	note := ""
-	torn := func(off int) {
-		note = fmt.Sprintf("%s: dropped what followed byte %d, a commit cut short by a crash", w.path, off)
-	}
-	off, head := walHeader, frameHeader
+	off := walHeader
 	if v1 {
-		off, head = len(walMagicV1), frameHeaderV1
+		off = len(walMagicV1)
 	} else {
 		w.epoch = binary.LittleEndian.Uint32(data[len(walMagic):])
 	}
 	for off < len(data) {
-		rest := data[off:]
-		if len(rest) < head {
-			if !allZero(rest) {
-				torn(off)
-			}
-			break
+		payload, n, st := w.frameAt(data[off:], v1)
+		if st == frameTorn {
+			note = fmt.Sprintf("%s: dropped what followed byte %d, a commit cut short by a crash", w.path, off)
 		}
-		var n, sum int
-		var payload []byte
-		if v1 {
-			n, sum = int(binary.LittleEndian.Uint32(rest)), int(binary.LittleEndian.Uint32(rest[4:]))
-		} else {
-			if allZero(rest[:head]) { // the end mark
-				break
-			}
-			n, sum = int(binary.LittleEndian.Uint32(rest)), int(binary.LittleEndian.Uint32(rest[8:]))
-			if binary.LittleEndian.Uint32(rest[4:]) != w.epoch {
-				torn(off)
-				break
-			}
-		}
-		if n > len(rest)-head {
-			torn(off)
-			break
-		}
-		payload = rest[head : head+n]
-		if v1 && crc32.Checksum(payload, crcTable) != uint32(sum) || !v1 && frameSum(rest[:8], payload) != uint32(sum) {
-			torn(off)
+		if st != frameWhole {
 			break
 		}
 		t, cs, err := decodeFrame(payload)
@@ -165,7 +137,7 @@ func (w *wal) read() ([]state.Change, int64, string, error) {
 			return nil, 0, "", damagedLog(w.path, fmt.Errorf("frame at byte %d: %w", off, err))
 		}
 		changes, now = append(changes, cs...), t
-		off += head + n
+		off += n
 	}
 	w.size = int64(off)
 	if v1 { // begun again in this format by the cut, once the changes are in the file
@@ -175,6 +147,43 @@ func (w *wal) read() ([]state.Change, int64, string, error) {
 		}
 	}
 	return changes, now, note, nil
+}
+
+// What frameAt finds where a frame may begin.
+const (
+	frameWhole = iota // a frame, whole
+	frameEnd          // the end mark, or nothing
+	frameTorn         // what a crash left: a frame cut short, or of an earlier epoch
+)
+
+// frameAt reads the frame at the start of rest, in format 1 if v1: its
+// payload and its length with its header.
+func (w *wal) frameAt(rest []byte, v1 bool) (payload []byte, n int, st int) {
+	head := frameHeader
+	if v1 {
+		head = frameHeaderV1
+	}
+	switch {
+	case len(rest) < head && allZero(rest):
+		return nil, 0, frameEnd
+	case len(rest) < head:
+		return nil, 0, frameTorn
+	case !v1 && allZero(rest[:head]):
+		return nil, 0, frameEnd
+	}
+	size := int(binary.LittleEndian.Uint32(rest))
+	if size > len(rest)-head || !v1 && binary.LittleEndian.Uint32(rest[4:]) != w.epoch {
+		return nil, 0, frameTorn
+	}
+	payload = rest[head : head+size]
+	ok := frameSum(rest[:8], payload) == binary.LittleEndian.Uint32(rest[8:])
+	if v1 {
+		ok = crc32.Checksum(payload, crcTable) == binary.LittleEndian.Uint32(rest[4:])
+	}
+	if !ok {
+		return nil, 0, frameTorn
+	}
+	return payload, head + size, frameWhole
 }
 
 // logEmpty reports whether data, a log's bytes, holds no frame to read.
@@ -208,23 +217,20 @@ func (w *wal) append(changes []state.Change, now int64) error {
 	// record is some 40 sorted strings and numbers: write each queue's last
 	// record once, where its first was, as a checkpoint would (coalesce).
 	// Queue ids never repeat, so no delete comes between two.
-	clear(w.lastQueue)
+	lastQueue := map[uint64]int{}
 	for i := range changes {
 		if changes[i].Kind == state.QueuePut {
-			if w.lastQueue == nil {
-				w.lastQueue = map[uint64]int{}
-			}
-			w.lastQueue[changes[i].QueueID] = i
+			lastQueue[changes[i].QueueID] = i
 		}
 	}
 	for i := range changes {
 		c := &changes[i]
 		if c.Kind == state.QueuePut {
-			j, ok := w.lastQueue[c.QueueID]
+			j, ok := lastQueue[c.QueueID]
 			if !ok {
 				continue // written already
 			}
-			delete(w.lastQueue, c.QueueID)
+			delete(lastQueue, c.QueueID)
 			c = &changes[j]
 		}
 		w.buf.change(c)

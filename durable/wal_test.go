@@ -381,7 +381,7 @@ func TestFrameQueueOnce(t *testing.T) {
 		queue(1, "a"), {Kind: state.MessagePut, QueueID: 1, Message: &state.Message{Seq: 1}},
 		queue(2, "x"), queue(1, "b"), {Kind: state.MessageDelete, QueueID: 1, Seq: 1}, queue(1, "c"),
 	}
-	for range 2 { // the second frame with the map of the first
+	for range 2 { // two frames: each holds its own
 		if err := w.append(in, 1); err != nil {
 			t.Fatal(err)
 		}
