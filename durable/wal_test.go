@@ -427,3 +427,35 @@ func TestLogHeaderCutShort(t *testing.T) {
 		}
 	}
 }
+
+// A closed Store's log is its header and end mark: the blocks of its busy
+// epochs go back to the disk.
+func TestLogShrinksAtClose(t *testing.T) {
+	t.Parallel()
+	s, dir := setup(t)
+	b := sqsq.NewBroker(sqsq.WithClock(clock.NewMock()), s.Journal())
+	defer b.Close()
+	if err := s.Attach(b); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	q, _ := b.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: "q"})
+	for range 20 {
+		if _, err := q.Send(ctx, sqsq.SendInput{MessageBody: strings.Repeat("x", 4096)}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(dir, walName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() != walHeader+frameHeader {
+		t.Fatalf("the log after Close: %d bytes; want %d", fi.Size(), walHeader+frameHeader)
+	}
+}
