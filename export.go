@@ -284,7 +284,7 @@ func (q *Queue) exportAttributes() map[string]string {
 // the journal can pass the maps it keeps, and with a FIFO queue's windows
 // or without them (the journal writes their entries one by one). Caller
 // holds q.mu.
-func (q *Queue) header(attrs map[string]string, counters map[string]int64, windows bool) state.Queue {
+func (q *Queue) header(attrs map[string]string, counters []state.Counter, windows bool) state.Queue {
 	sq := state.Queue{
 		ID:                q.id,
 		Name:              q.name,
@@ -384,25 +384,32 @@ func cloneBytes(b []byte) []byte {
 	return append([]byte{}, b...)
 }
 
-// exportCounters returns the counters by field name, so that a counter
-// added later reads as 0 from older saved data rather than shifting the
-// others.
-func exportCounters(c *Counters) map[string]int64 {
+// exportCounters returns the counters by field name, in the order of the
+// names, so that a counter added later reads as 0 from older saved data
+// rather than shifting the others.
+func exportCounters(c *Counters) []state.Counter {
 	v := reflect.ValueOf(c).Elem()
-	out := make(map[string]int64, len(counterNames))
-	for i, name := range counterNames {
-		out[name] = v.Field(i).Int()
+	out := make([]state.Counter, len(counterFields))
+	for i, f := range counterFields {
+		out[i] = state.Counter{Name: f.name, Value: v.Field(f.index).Int()}
 	}
 	return out
 }
 
-// counterNames are the fields of Counters, in order: the journal exports
-// the counters at nearly every call, and reflect's Type.Field allocates.
-var counterNames = func() []string {
+// counterFields are the fields of Counters, in the order of their names:
+// the journal exports the counters at nearly every call, and reflect's
+// Type.Field allocates.
+var counterFields = func() []counterField {
 	t := reflect.TypeFor[Counters]()
-	names := make([]string, t.NumField())
-	for i := range names {
-		names[i] = t.Field(i).Name
+	fields := make([]counterField, t.NumField())
+	for i := range fields {
+		fields[i] = counterField{t.Field(i).Name, i}
 	}
-	return names
+	slices.SortFunc(fields, func(a, b counterField) int { return strings.Compare(a.name, b.name) })
+	return fields
 }()
+
+type counterField struct {
+	name  string
+	index int
+}

@@ -220,14 +220,14 @@ func (b *Broker) importQueue(sq *state.Queue) (*Queue, error) {
 }
 
 // importCounters sets the counters by field name (see exportCounters).
-func importCounters(c *Counters, m map[string]int64) error {
+func importCounters(c *Counters, cs []state.Counter) error {
 	v := reflect.ValueOf(c).Elem()
-	for name, n := range m {
-		f := v.FieldByName(name)
+	for _, x := range cs {
+		f := v.FieldByName(x.Name)
 		if !f.IsValid() || f.Kind() != reflect.Int64 {
-			return fmt.Errorf("no counter %q", name)
+			return fmt.Errorf("no counter %q", x.Name)
 		}
-		f.SetInt(n)
+		f.SetInt(x.Value)
 	}
 	return nil
 }

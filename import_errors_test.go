@@ -129,7 +129,10 @@ func TestImportRejectsCorruptWorld(t *testing.T) {
 		{"reserved tag", "TagQueue's rules",
 			func(w *state.World) { queueNamed(w, "std").Tags["aws:x"] = "y" }, []string{":std", "tags", "aws:x"}},
 		{"unknown counter", "counters are saved by name",
-			func(w *state.World) { queueNamed(w, "std").Counters["Bananas"] = 1 }, []string{":std", `"Bananas"`}},
+			func(w *state.World) {
+				q := queueNamed(w, "std")
+				q.Counters = append(q.Counters, state.Counter{Name: "Bananas", Value: 1})
+			}, []string{":std", `"Bananas"`}},
 		{"unknown message state", "available, in flight or delayed",
 			func(w *state.World) { queueNamed(w, "std").Messages[0].State = 9 }, []string{":std", "message m-", "unknown state 9"}},
 		{"held message", "held lasts only while a receive holds the lock",

@@ -131,13 +131,9 @@ func (q *Queue) flushPair(p *Queue) {
 	}
 }
 
-// jemit writes c, or adds it to the group being made. Caller holds q.mu.
+// jemit adds c to the group being made. Caller holds q.mu.
 func (q *Queue) jemit(c state.Change) {
-	if q.jsink != nil {
-		*q.jsink = append(*q.jsink, c)
-		return
-	}
-	q.jr.emit(c)
+	*q.jsink = append(*q.jsink, c)
 }
 
 // journalHeader is exportHeader for the journal: the attributes and
@@ -165,8 +161,33 @@ func (q *Queue) touch(m *message) {
 	}
 }
 
-// flushJournal writes the changes made under q.mu. Caller holds q.mu.
+// flushJournal writes the changes made under q.mu, as one Group if there
+// are several: a call's records (a batch of ten messages and the queue's
+// counters) then cost the journal one report, and a commit takes all of
+// them or none. Caller holds q.mu.
 func (q *Queue) flushJournal() {
+	if q.jsink != nil { // within flushPair, which makes the group
+		q.journalChanges()
+		return
+	}
+	q.jsink = &q.jbuf
+	q.journalChanges()
+	q.jsink = nil
+	switch len(q.jbuf) {
+	case 0:
+		return
+	case 1:
+		q.jr.emit(q.jbuf[0])
+	default:
+		q.jr.emit(state.Change{Kind: state.Group, Changes: q.jbuf})
+	}
+	clear(q.jbuf) // its messages are the journal's now
+	q.jbuf = q.jbuf[:0]
+}
+
+// journalChanges adds the changes made under q.mu to q.jsink. Caller
+// holds q.mu.
+func (q *Queue) journalChanges() {
 	j := q.jr
 	if q.deleted {
 		if q.jsent && !q.jdeleted {

@@ -8,6 +8,7 @@ package sqsq_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -30,6 +31,7 @@ type collector struct {
 func (c *collector) option() sqsq.Option {
 	return state.Journal(func(ch state.Change) {
 		c.mu.Lock()
+		ch.Changes = slices.Clone(ch.Changes) // a Group's is the broker's
 		c.recs = append(c.recs, ch)
 		c.mu.Unlock()
 	}).(sqsq.Option)

@@ -75,14 +75,15 @@ type Queue struct {
 	jr       *journal
 	jdirty   []*message
 	jpartner *Queue          // the other queue of a move, locked too (pairJournal)
-	jsink    *[]state.Change // the group being made, while flushPair runs
+	jsink    *[]state.Change // the group being made, while a flush runs
+	jbuf     []state.Change  // a flush's group, reused: the journal copies it
 	jsent    bool
 	jdeleted bool
 	jlast    state.Queue
 	// the maps of jlast, and what they were made from
 	jattrs      map[string]string
 	jsettings   queueSettings
-	jcounters   map[string]int64
+	jcounters   []state.Counter
 	jcountersOf Counters
 }
 

@@ -125,7 +125,7 @@ func (s *Store) checkpoint(b *sqsq.Broker) error {
 // file (a change of a queue it does not have: a bug of the journal), it
 // saves b's whole state instead, when there is a b. On failure nothing is
 // written, and the shape is read again from the file. Caller holds s.mu.
-func (s *Store) applyChanges(changes []state.Change, now int64, b *sqsq.Broker) error {
+func (s *Store) applyChanges(changes []*state.Change, now int64, b *sqsq.Broker) error {
 	err := s.update(func(tx *bbolt.Tx) error { return s.shape.apply(tx, changes, now, s.opts.version) })
 	if err == nil {
 		s.shape.wroteWriter = true
@@ -157,7 +157,7 @@ type mismatch string
 func (m mismatch) Error() string { return string(m) }
 
 // apply writes batch into tx, and the records of the counts it changed.
-func (sh *shape) apply(tx *bbolt.Tx, batch []state.Change, now int64, writer string) error {
+func (sh *shape) apply(tx *bbolt.Tx, batch []*state.Change, now int64, writer string) error {
 	var (
 		a       = arena{size: 16 << 10} // a commit holds a few calls' records
 		scratch enc
@@ -186,8 +186,7 @@ func (sh *shape) apply(tx *bbolt.Tx, batch []state.Change, now int64, writer str
 		}
 		return mb, nil
 	}
-	for i := range batch {
-		c := &batch[i]
+	for _, c := range batch {
 		switch c.Kind {
 		case state.MessagePut:
 			qs := sh.queues[c.QueueID]

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/sqsq/sqsq/internal/state"
 )
 
 // The record encoding: uvarints for counts and unsigned numbers, zigzag
@@ -94,12 +96,13 @@ func (e *enc) strMap(m map[string]string) {
 	}
 }
 
-func (e *enc) intMap(m map[string]int64) {
-	e.length(len(m), m == nil)
-	var buf [keysOnStack]string
-	for _, k := range sortedKeys(buf[:0], m) {
-		e.str(k)
-		e.varint(m[k])
+// counters writes cs as a map of names to numbers, as the first format
+// did, in the order they come: Export's is the order of the names.
+func (e *enc) counters(cs []state.Counter) {
+	e.length(len(cs), cs == nil)
+	for _, c := range cs {
+		e.str(c.Name)
+		e.varint(c.Value)
 	}
 }
 
@@ -267,17 +270,18 @@ func (d *dec) strMap() map[string]string {
 	return m
 }
 
-func (d *dec) intMap() map[string]int64 {
+// counters reads what e.counters wrote: a map of names to numbers.
+func (d *dec) counters() []state.Counter {
 	n, isNil := d.length()
 	if isNil {
 		return nil
 	}
-	m := make(map[string]int64, n)
-	for range n {
-		k := d.str()
-		m[k] = d.varint()
+	cs := make([]state.Counter, n)
+	for i := range cs {
+		cs[i].Name = d.str()
+		cs[i].Value = d.varint()
 	}
-	return m
+	return cs
 }
 
 // done reports the first error, or bytes left over.

@@ -13,8 +13,9 @@
 // appends the changes told so far to a write-ahead log, dir/sqsq.wal, as
 // one frame, syncs it, then starts again with those told meanwhile:
 // concurrent calls share a commit (group commit), whose cost is one write
-// and one fdatasync however many calls it holds, and a commit waits up to
-// a millisecond for the callers of the last one. [Store.Sync] returns once
+// and one fdatasync however many calls it holds, and a commit waits for
+// the callers of the last one, up to 6 ms, or until 2 ms pass with none
+// coming. [Store.Sync] returns once
 // every change told before it is on disk, so a call followed by Sync
 // survives a crash (kill -9, power loss) an instant later; cmd/sqsq
 // answers each SQS call only then (sqshttp.WithCommit). Each second, or

@@ -152,7 +152,7 @@ func richWorld() *state.World {
 			{ID: "m3", Body: "", Seq: 1 << 40, State: state.Delayed, ReceiveCount: -1},
 		},
 		DeadLetterSources: []string{},
-		Counters:          map[string]int64{"Sent": 3, "Received": math.MaxInt64, "Negative": -1},
+		Counters:          []state.Counter{{Name: "Negative", Value: -1}, {Name: "Received", Value: math.MaxInt64}, {Name: "Sent", Value: 3}},
 	}
 	fifo := state.Queue{
 		ID: 8, Name: "orders.fifo", FIFO: true,
@@ -181,7 +181,7 @@ func richWorld() *state.World {
 				Queues: []state.Queue{
 					std, fifo,
 					{ID: 9, Name: "nil-messages"},
-					{ID: 10, Name: "empty-messages", Messages: []state.Message{}, Attributes: map[string]string{}, Counters: map[string]int64{}}, // An empty window is nil: its entries are records of their own.
+					{ID: 10, Name: "empty-messages", Messages: []state.Message{}, Attributes: map[string]string{}, Counters: []state.Counter{}}, // An empty window is nil: its entries are records of their own.
 
 				},
 				Deleted: []state.Expiring{{Key: "gone", Expires: 1_700_000_060_000_000_000}, {Key: "", Expires: -1}},

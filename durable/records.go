@@ -129,7 +129,7 @@ func (e *enc) queue(account, region string, q *state.Queue, messages int, messag
 	e.uvarint(uint64(windows))
 	e.uvarint(windowOrder)
 	e.strs(q.DeadLetterSources)
-	e.intMap(q.Counters)
+	e.counters(q.Counters)
 }
 
 type queueHead struct {
@@ -161,7 +161,7 @@ func (d *dec) queue(id uint64) queueHead {
 	h.windows, _ = d.counted0()
 	h.windowOrder = d.uvarint()
 	q.DeadLetterSources = d.strs()
-	q.Counters = d.intMap()
+	q.Counters = d.counters()
 	return h
 }
 

@@ -321,50 +321,6 @@ func TestLogFormat1(t *testing.T) {
 	}
 }
 
-// coalesce keeps each record's last change where the record first
-// changed, the entries of a window where they last changed, and drops the
-// messages of a queue deleted later.
-func TestCoalesce(t *testing.T) {
-	t.Parallel()
-	msg := func(q, seq uint64) state.Change {
-		return state.Change{Kind: state.MessagePut, QueueID: q, Message: &state.Message{Seq: seq}}
-	}
-	queue := func(id uint64, name string) state.Change {
-		return state.Change{Kind: state.QueuePut, QueueID: id, Queue: &state.Queue{ID: id, Name: name}}
-	}
-	dedup := func(q uint64, key string) state.Change {
-		return state.Change{Kind: state.WindowPut, QueueID: q, Window: state.WindowDedupByID, Dedup: &state.Dedup{Key: key}}
-	}
-	in := []state.Change{
-		queue(1, "first"), msg(1, 1), msg(1, 2), queue(1, "second"),
-		{Kind: state.MessageDelete, QueueID: 1, Seq: 1},
-		dedup(1, "a"), dedup(1, "b"), dedup(1, "a"),
-		queue(2, "gone"), msg(2, 1), {Kind: state.QueueDelete, QueueID: 2},
-		{}, // a checkpoint's
-	}
-	var got []string
-	for _, c := range coalesce([][]state.Change{in[:4], nil, in[4:]}) {
-		switch c.Kind {
-		case state.QueuePut:
-			got = append(got, "queue "+c.Queue.Name)
-		case state.QueueDelete:
-			got = append(got, fmt.Sprint("delete queue ", c.QueueID))
-		case state.MessagePut:
-			got = append(got, fmt.Sprint("put ", c.QueueID, "/", c.Message.Seq))
-		case state.MessageDelete:
-			got = append(got, fmt.Sprint("delete ", c.QueueID, "/", c.Seq))
-		case state.WindowPut:
-			got = append(got, "dedup "+c.Dedup.Key)
-		default:
-			got = append(got, fmt.Sprint("kind ", c.Kind))
-		}
-	}
-	want := "queue second, delete 1/1, put 1/2, dedup b, dedup a, delete queue 2"
-	if strings.Join(got, ", ") != want {
-		t.Errorf("coalesce =\n%s\nwant\n%s", strings.Join(got, ", "), want)
-	}
-}
-
 // A frame holds each queue's last record once, where its first was: the
 // queue exists before its messages, and as it was at the end.
 func TestFrameQueueOnce(t *testing.T) {

@@ -14,7 +14,9 @@ import (
 //
 // f must not block for long and must not call the broker: it runs under
 // queue and scope locks. Each Change is f's to keep, but read-only: a
-// record may share its maps with the records before it.
+// record may share its maps with the records before it. The Changes
+// slice of a Group is not: the broker reuses it once f returns, so f
+// copies the Changes it keeps.
 var Journal func(f func(Change)) any
 
 // Kind says which member of a [Change] is set.
