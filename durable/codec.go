@@ -130,6 +130,9 @@ type dec struct {
 	s   string
 	i   int
 	err error
+	// bodies, in a log's frames, are the messages' bodies the records
+	// read so far hold (see logMessageAgain).
+	bodies map[msgKey]string
 }
 
 var errTruncated = errors.New("truncated record")

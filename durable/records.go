@@ -217,6 +217,11 @@ func windowKey(w state.Window, key string) []byte {
 func (e *enc) message(m *state.Message) {
 	e.str(m.ID)
 	e.str(m.Body)
+	e.messageRest(m)
+}
+
+// messageRest writes what follows a message's body.
+func (e *enc) messageRest(m *state.Message) {
 	e.varint(m.SentAt)
 	e.attributes(m.Attributes)
 	e.attributes(m.SystemAttributes)
@@ -241,6 +246,11 @@ func (e *enc) message(m *state.Message) {
 func (d *dec) message(m *state.Message) {
 	m.ID = d.str()
 	m.Body = d.str()
+	d.messageRest(m)
+}
+
+// messageRest reads what e.messageRest wrote.
+func (d *dec) messageRest(m *state.Message) {
 	m.SentAt = d.varint()
 	m.Attributes = d.attributes()
 	m.SystemAttributes = d.attributes()

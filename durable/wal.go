@@ -52,14 +52,29 @@ import (
 // read again after a crash that kept the end of a new frame but not its
 // start.
 //
-// Format 1, the log before epochs (8-byte frame headers, the file cut
-// at each checkpoint), is still read, so that a log a crash left is not
-// lost by an upgrade.
+// A message is sent, then received: two records of it, which differ in
+// their receive count and deadlines but not in their body. In format 3 a
+// record whose body is that of the message's record before it in the
+// same epoch says so (kind logMessageAgain) instead of writing the body
+// again: a 1 KiB message sent, received and deleted writes 1.1 KB to the
+// log instead of 2.2, and costs the commit that much less to encode, write
+// and sync (some 4 % of durable mode's CPU a message in the load test).
+// The log keeps the bodies it may refer to (wal.bodies) until the epoch
+// ends; a frame that fails to be written makes it forget them all, so
+// that no record refers to a frame that is not on disk.
+//
+// Formats 1 (before epochs: 8-byte frame headers, the file cut at each
+// checkpoint) and 2 (epochs, every body written whole) are still read, so
+// that a log a crash left is not lost by an upgrade; Open writes their
+// changes into the file and begins the log again in this format.
 
 const walName = "sqsq.wal"
 
 // walMagic begins the log; its last byte is the format.
-var walMagic = []byte("sqsq-wal\x02")
+var walMagic = []byte("sqsq-wal\x03")
+
+// walMagicV2 began the logs of format 2, framed as format 3's.
+var walMagicV2 = []byte("sqsq-wal\x02")
 
 // walMagicV1 began the logs of format 1.
 var walMagicV1 = []byte("sqsq-wal\x01")
@@ -78,7 +93,16 @@ type wal struct {
 	v1    bool  // a log of format 1, read, not cut yet
 	size  int64 // the bytes of the header and the frames of this epoch
 	buf   enc   // the frame being written, reused
+	// bodies are the bodies of the messages whose last record in this
+	// epoch is on disk, which a record may refer to (logMessageAgain); nil
+	// until the log is in this format.
+	bodies map[msgKey]string
 }
+
+// logMessageAgain is the kind, in the log only, of a MessagePut written
+// without its body: that of the message's record before it in the log.
+// The kinds of state.Change are below it.
+const logMessageAgain = 0x80
 
 // openWAL opens or creates the log at path and returns it with the changes
 // of its whole frames (nil if none) and the instant of the last one, and a
@@ -103,14 +127,17 @@ func (w *wal) read() ([]state.Change, int64, string, error) {
 	if err != nil {
 		return nil, 0, "", err
 	}
-	var v1 bool
+	var v1, old bool
 	switch {
-	case len(data) < walHeader && (allZero(data) || bytes.HasPrefix(walMagic, data[:min(len(data), len(walMagic))])):
+	case len(data) < walHeader && (allZero(data) || bytes.HasPrefix(walMagic, data[:min(len(data), len(walMagic))]) ||
+		bytes.HasPrefix(walMagicV2, data[:min(len(data), len(walMagicV2))])):
 		// Empty, or a header cut short by a crash as the log was made:
 		// no frame in it.
 		return nil, 0, "", w.reset()
 	case bytes.HasPrefix(data, walMagicV1):
 		v1 = true
+	case len(data) >= walHeader && bytes.HasPrefix(data, walMagicV2):
+		old = true
 	case len(data) < walHeader || !bytes.HasPrefix(data, walMagic):
 		return nil, 0, "", &storeError{kind: ErrFormat, msg: fmt.Sprintf(
 			"durable: %s is not a log of this sqsq's format; use the sqsq that wrote it, or another -data directory", w.path)}
@@ -118,6 +145,7 @@ func (w *wal) read() ([]state.Change, int64, string, error) {
 	var changes []state.Change
 	var now int64
 	note := ""
+	bodies := map[msgKey]string{}
 	off := walHeader
 	if v1 {
 		off = len(walMagicV1)
@@ -132,7 +160,7 @@ func (w *wal) read() ([]state.Change, int64, string, error) {
 		if st != frameWhole {
 			break
 		}
-		t, cs, err := decodeFrame(payload)
+		t, cs, err := decodeFrame(payload, bodies)
 		if err != nil { // a whole frame with a good checksum: written by a bug, not cut by a crash
 			return nil, 0, "", damagedLog(w.path, fmt.Errorf("frame at byte %d: %w", off, err))
 		}
@@ -140,11 +168,14 @@ func (w *wal) read() ([]state.Change, int64, string, error) {
 		off += n
 	}
 	w.size = int64(off)
-	if v1 { // begun again in this format by the cut, once the changes are in the file
-		w.v1 = true
-		if len(changes) == 0 {
-			return nil, 0, note, w.reset()
-		}
+	switch {
+	case (v1 || old) && len(changes) == 0:
+		w.v1 = v1
+		return nil, 0, note, w.reset()
+	case v1 || old: // begun again in this format by the cut, once the changes are in the file
+		w.v1 = v1
+	default:
+		w.bodies = bodies
 	}
 	return changes, now, note, nil
 }
@@ -225,13 +256,26 @@ func (w *wal) append(changes []state.Change, now int64) error {
 	}
 	for i := range changes {
 		c := &changes[i]
-		if c.Kind == state.QueuePut {
+		switch c.Kind {
+		case state.QueuePut:
 			j, ok := lastQueue[c.QueueID]
 			if !ok {
 				continue // written already
 			}
 			delete(lastQueue, c.QueueID)
 			c = &changes[j]
+		case state.MessagePut:
+			if w.bodies == nil {
+				break
+			}
+			k := msgKey{c.QueueID, c.Message.Seq}
+			if b, ok := w.bodies[k]; ok && b == c.Message.Body {
+				w.buf.messageAgain(c)
+				continue
+			}
+			w.bodies[k] = c.Message.Body
+		case state.MessageDelete:
+			delete(w.bodies, msgKey{c.QueueID, c.Seq})
 		}
 		w.buf.change(c)
 	}
@@ -246,6 +290,9 @@ func (w *wal) append(changes []state.Change, now int64) error {
 		// writes them again at its next commit, so reading them is
 		// harmless. Mark the end before it if the disk lets us.
 		_, _ = w.f.WriteAt(make([]byte, frameHeader), w.size)
+		if w.bodies != nil { // it may have noted bodies that are not on disk
+			w.bodies = map[msgKey]string{}
+		}
 		return err
 	}
 	w.size += int64(len(w.buf) - frameHeader) // the end mark is not part of the log
@@ -285,6 +332,7 @@ func (w *wal) reset() error {
 	}
 	w.epoch++
 	w.size = walHeader
+	w.bodies = map[msgKey]string{}
 	return nil
 }
 
@@ -301,9 +349,10 @@ func (w *wal) shrink() error {
 
 func (w *wal) close() error { return w.f.Close() }
 
-// decodeFrame reads a frame's payload.
-func decodeFrame(p []byte) (int64, []state.Change, error) {
-	d := dec{s: string(p)}
+// decodeFrame reads a frame's payload. bodies are those of the frames
+// before it in the log (see logMessageAgain), which it updates.
+func decodeFrame(p []byte, bodies map[msgKey]string) (int64, []state.Change, error) {
+	d := dec{s: string(p), bodies: bodies}
 	now := d.varint()
 	var cs []state.Change
 	for d.err == nil && d.i < len(d.s) {
@@ -360,6 +409,15 @@ func (e *enc) change(c *state.Change) {
 	}
 }
 
+// messageAgain encodes a MessagePut without its body (logMessageAgain).
+func (e *enc) messageAgain(c *state.Change) {
+	e.byte(logMessageAgain)
+	e.uvarint(c.QueueID)
+	e.uvarint(c.Message.Seq)
+	e.str(c.Message.ID)
+	e.messageRest(c.Message)
+}
+
 func (d *dec) change() state.Change {
 	c := state.Change{Kind: state.Kind(d.byte())}
 	switch c.Kind {
@@ -369,8 +427,23 @@ func (d *dec) change() state.Change {
 		m := &state.Message{Seq: d.uvarint()}
 		d.message(m)
 		c.Message = m
+		if d.bodies != nil {
+			d.bodies[msgKey{c.QueueID, m.Seq}] = m.Body
+		}
+	case logMessageAgain:
+		c.Kind, c.QueueID = state.MessagePut, d.uvarint()
+		m := &state.Message{Seq: d.uvarint()}
+		m.ID = d.str()
+		d.messageRest(m)
+		c.Message = m
+		body, ok := d.bodies[msgKey{c.QueueID, m.Seq}]
+		if !ok && d.err == nil {
+			d.fail(fmt.Errorf("a record of message %d of queue %d without its body, and none before it", m.Seq, c.QueueID))
+		}
+		m.Body = body
 	case state.MessageDelete:
 		c.QueueID, c.Seq = d.uvarint(), d.uvarint()
+		delete(d.bodies, msgKey{c.QueueID, c.Seq})
 	case state.QueuePut:
 		c.QueueID = d.uvarint()
 		h := d.queue(c.QueueID)

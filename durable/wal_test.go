@@ -415,3 +415,154 @@ func TestLogShrinksAtClose(t *testing.T) {
 		t.Fatalf("the log after Close: %d bytes; want %d", fi.Size(), walHeader+frameHeader)
 	}
 }
+
+// A message's record after its first in an epoch does not write its body
+// again (format 3's logMessageAgain), and reads back whole; a changed body,
+// a message put again after its delete, and the first record after a cut
+// are written whole.
+func TestLogBodyOnce(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), walName)
+	w, _, _, _, err := openWAL(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.close()
+	body := func(c byte) string { return strings.Repeat(string(c), 1024) }
+	put := func(seq uint64, b string, received int32) state.Change {
+		return state.Change{Kind: state.MessagePut, QueueID: 1, Message: &state.Message{Seq: seq, ID: fmt.Sprint("m", seq), Body: b, ReceiveCount: received}}
+	}
+	frames := [][]state.Change{
+		{put(1, body('a'), 0)},
+		{put(1, body('a'), 1), put(2, body('b'), 0), put(2, body('b'), 1)}, // again, in another frame and in the same one
+		{put(1, body('c'), 2)}, // another body
+		{{Kind: state.MessageDelete, QueueID: 1, Seq: 2}, put(2, body('b'), 3)}, // after its delete
+	}
+	sizes := []int64{}
+	for _, f := range frames {
+		before := w.size
+		if err := w.append(f, 1); err != nil {
+			t.Fatal(err)
+		}
+		sizes = append(sizes, w.size-before)
+	}
+	// Whole bodies: one, one (b), one (c), one (b again).
+	for i, n := range sizes {
+		if n < 1024 || n > 1024+200 {
+			t.Errorf("frame %d took %d bytes; want one body and the records", i, n)
+		}
+	}
+	w.close()
+	w, cs, _, note, err := openWAL(path)
+	if err != nil || note != "" {
+		t.Fatalf("reading it back: %v, %q", err, note)
+	}
+	defer w.close()
+	var got []string
+	for _, c := range cs {
+		if c.Kind == state.MessagePut {
+			got = append(got, fmt.Sprintf("%d:%c%d/%d", c.Message.Seq, c.Message.Body[0], len(c.Message.Body), c.Message.ReceiveCount))
+		} else {
+			got = append(got, fmt.Sprint("delete ", c.Seq))
+		}
+	}
+	if want := "1:a1024/0 1:a1024/1 2:b1024/0 2:b1024/1 1:c1024/2 delete 2 2:b1024/3"; strings.Join(got, " ") != want {
+		t.Errorf("read back %q; want %q", strings.Join(got, " "), want)
+	}
+	// After the cut, the bodies of the last epoch are not on the log.
+	if err := w.reset(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.append([]state.Change{put(1, body('c'), 3)}, 1); err != nil {
+		t.Fatal(err)
+	}
+	if w.size-walHeader < 1024 {
+		t.Errorf("the first record after the cut took %d bytes; want its body", w.size-walHeader)
+	}
+}
+
+// A frame that fails to be written leaves no body for a later record to
+// refer to: the next record of the message writes its body.
+func TestLogBodyAfterFailure(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), walName)
+	w, _, _, _, err := openWAL(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := state.Change{Kind: state.MessagePut, QueueID: 1, Message: &state.Message{Seq: 1, Body: strings.Repeat("x", 1024)}}
+	f := w.f
+	ro, err := os.Open(path) // writes to it fail
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.f = ro
+	if err := w.append([]state.Change{put}, 1); err == nil {
+		t.Fatal("a write to a read-only file succeeded")
+	}
+	ro.Close()
+	w.f = f
+	defer w.close()
+	before := w.size
+	if err := w.append([]state.Change{put}, 1); err != nil {
+		t.Fatal(err)
+	}
+	if w.size-before < 1024 {
+		t.Errorf("the record after a failed frame took %d bytes; want its body", w.size-before)
+	}
+}
+
+// A record without its body that refers to no record before it is a
+// damaged log, not a message with an empty body.
+func TestLogBodyMissing(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), walName)
+	w, _, _, _, err := openWAL(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.buf = append(w.buf[:0], make([]byte, frameHeader)...)
+	w.buf.varint(1)
+	w.buf.messageAgain(&state.Change{Kind: state.MessagePut, QueueID: 1, Message: &state.Message{Seq: 9}})
+	w.buf.seal(w.epoch)
+	if _, err := w.f.WriteAt(w.buf, w.size); err != nil {
+		t.Fatal(err)
+	}
+	w.close()
+	if w, _, _, _, err := openWAL(path); !errors.Is(err, ErrDamaged) {
+		if w != nil {
+			w.close()
+		}
+		t.Fatalf("opening a log whose record refers to a body it lacks: %v; want ErrDamaged", err)
+	}
+}
+
+// A log of format 2 (the same frames, every body whole) is read, and the
+// cut begins it again in this format.
+func TestLogFormat2(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), walName)
+	data := binary.LittleEndian.AppendUint32(slices.Clone(walMagicV2), 4) // epoch 4
+	var e enc
+	e = append(e, make([]byte, frameHeader)...)
+	e.varint(5)
+	e.change(&state.Change{Kind: state.MessagePut, QueueID: 1, Message: &state.Message{Seq: 7, Body: "hello"}})
+	e.seal(4)
+	if err := os.WriteFile(path, append(data, e...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w, cs, now, note, err := openWAL(path)
+	if err != nil || len(cs) != 1 || cs[0].Message.Body != "hello" || now != 5 || note != "" {
+		t.Fatalf("a format 2 log: %v, %v, %d, %q; want its one change", err, cs, now, note)
+	}
+	defer w.close()
+	if w.bodies != nil {
+		t.Error("a log of format 2 would be written on in format 3 before its cut")
+	}
+	if err := w.reset(); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); !bytes.HasPrefix(b, walMagic) {
+		t.Errorf("after the cut the log begins %q; want this format's header", b[:min(len(b), 12)])
+	}
+}
