@@ -183,6 +183,9 @@ func (q *Queue) flushJournal() {
 	}
 	clear(q.jbuf) // its messages are the journal's now
 	q.jbuf = q.jbuf[:0]
+	if cap(q.jbuf) > 1024 { // a purge's: not kept for the calls of ten
+		q.jbuf = nil
+	}
 }
 
 // journalChanges adds the changes made under q.mu to q.jsink. Caller
