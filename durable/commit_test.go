@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benbjohnson/clock"
-
 	"github.com/sqsq/sqsq"
 )
 
@@ -18,11 +16,7 @@ func TestCompactWhileServing(t *testing.T) {
 	t.Parallel()
 	s, _ := setup(t)
 	s.c.compactEvery = 0 // look after every commit
-	b := sqsq.NewBroker(sqsq.WithClock(clock.NewMock()), s.Journal())
-	defer b.Close()
-	if err := s.Attach(b); err != nil {
-		t.Fatal(err)
-	}
+	b := attached(t, s)
 	ctx := context.Background()
 	q, err := b.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: "q"})
 	if err != nil {

@@ -9,6 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"path/filepath"
+
+	"github.com/benbjohnson/clock"
+	"github.com/sqsq/sqsq"
 	"github.com/sqsq/sqsq/internal/state"
 	"github.com/sqsq/sqsq/internal/testsize"
 )
@@ -38,6 +42,30 @@ func setup(t testing.TB, opts ...Option) (*Store, string) {
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	return s, dir
+}
+
+// attached is a broker on a mock clock, journaled to s and attached to it,
+// closed at the end of the test (before s, which setup closes).
+func attached(t testing.TB, s *Store) *sqsq.Broker {
+	t.Helper()
+	b := sqsq.NewBroker(sqsq.WithClock(clock.NewMock()), s.Journal())
+	t.Cleanup(func() { _ = b.Close() })
+	if err := s.Attach(b); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// newLog is a new, empty log in a fresh directory, closed at the end of
+// the test (a test may close it sooner, to read it again).
+func newLog(t testing.TB) *wal {
+	t.Helper()
+	w, _, _, _, err := openWAL(filepath.Join(t.TempDir(), walName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = w.close() })
+	return w
 }
 
 func mustSave(t testing.TB, s *Store, w *state.World) {

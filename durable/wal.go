@@ -129,9 +129,9 @@ func (w *wal) read() ([]state.Change, int64, string, error) {
 		return nil, 0, "", err
 	}
 	var v1, old bool
+	begins := func(magic []byte) bool { return bytes.HasPrefix(magic, data[:min(len(data), len(magic))]) }
 	switch {
-	case len(data) < walHeader && (allZero(data) || bytes.HasPrefix(walMagic, data[:min(len(data), len(walMagic))]) ||
-		bytes.HasPrefix(walMagicV2, data[:min(len(data), len(walMagicV2))])):
+	case len(data) < walHeader && (allZero(data) || begins(walMagic) || begins(walMagicV2)):
 		// Empty, or a header cut short by a crash as the log was made:
 		// no frame in it.
 		return nil, 0, "", w.reset()
@@ -169,14 +169,14 @@ func (w *wal) read() ([]state.Change, int64, string, error) {
 		off += n
 	}
 	w.size = int64(off)
-	switch {
-	case (v1 || old) && len(changes) == 0:
-		w.v1 = v1
-		return nil, 0, note, w.reset()
-	case v1 || old: // begun again in this format by the cut, once the changes are in the file
-		w.v1 = v1
-	default:
+	if !v1 && !old {
 		w.bodies = bodies
+		return changes, now, note, nil
+	}
+	// Begun again in this format by the cut, once the changes are in the file.
+	w.v1 = v1
+	if len(changes) == 0 {
+		return nil, 0, note, w.reset()
 	}
 	return changes, now, note, nil
 }
@@ -291,9 +291,7 @@ func (w *wal) append(changes []state.Change, now int64) error {
 		// writes them again at its next commit, so reading them is
 		// harmless. Mark the end before it if the disk lets us.
 		_, _ = w.f.WriteAt(make([]byte, frameHeader), w.size)
-		if w.bodies != nil { // it may have noted bodies that are not on disk
-			w.bodies = map[msgKey]string{}
-		}
+		clear(w.bodies) // it may have noted bodies that are not on disk
 		return err
 	}
 	w.size += int64(len(w.buf) - frameHeader) // the end mark is not part of the log

@@ -140,11 +140,7 @@ func TestLogReplay(t *testing.T) {
 func TestLogTail(t *testing.T) {
 	t.Parallel()
 	s, _ := setup(t)
-	b := sqsq.NewBroker(sqsq.WithClock(clock.NewMock()), s.Journal())
-	defer b.Close()
-	if err := s.Attach(b); err != nil {
-		t.Fatal(err)
-	}
+	b := attached(t, s)
 	ctx := context.Background()
 	q, _ := b.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: "q"})
 	if _, err := q.Send(ctx, sqsq.SendInput{MessageBody: "kept"}); err != nil {
@@ -325,11 +321,7 @@ func TestLogFormat1(t *testing.T) {
 // queue exists before its messages, and as it was at the end.
 func TestFrameQueueOnce(t *testing.T) {
 	t.Parallel()
-	w, _, _, _, err := openWAL(filepath.Join(t.TempDir(), walName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.close()
+	w := newLog(t)
 	queue := func(id uint64, name string) state.Change {
 		return state.Change{Kind: state.QueuePut, QueueID: id, Queue: &state.Queue{ID: id, Name: name}}
 	}
@@ -389,11 +381,7 @@ func TestLogHeaderCutShort(t *testing.T) {
 func TestLogShrinksAtClose(t *testing.T) {
 	t.Parallel()
 	s, dir := setup(t)
-	b := sqsq.NewBroker(sqsq.WithClock(clock.NewMock()), s.Journal())
-	defer b.Close()
-	if err := s.Attach(b); err != nil {
-		t.Fatal(err)
-	}
+	b := attached(t, s)
 	ctx := context.Background()
 	q, _ := b.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: "q"})
 	for range 20 {
@@ -422,12 +410,8 @@ func TestLogShrinksAtClose(t *testing.T) {
 // are written whole.
 func TestLogBodyOnce(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), walName)
-	w, _, _, _, err := openWAL(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.close()
+	w := newLog(t)
+	path := w.path
 	body := func(c byte) string { return strings.Repeat(string(c), 1024) }
 	put := func(seq uint64, b string, received int32) state.Change {
 		return state.Change{Kind: state.MessagePut, QueueID: 1, Message: &state.Message{Seq: seq, ID: fmt.Sprint("m", seq), Body: b, ReceiveCount: received}}
@@ -485,14 +469,10 @@ func TestLogBodyOnce(t *testing.T) {
 // refer to: the next record of the message writes its body.
 func TestLogBodyAfterFailure(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), walName)
-	w, _, _, _, err := openWAL(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newLog(t)
 	put := state.Change{Kind: state.MessagePut, QueueID: 1, Message: &state.Message{Seq: 1, Body: strings.Repeat("x", 1024)}}
 	f := w.f
-	ro, err := os.Open(path) // writes to it fail
+	ro, err := os.Open(w.path) // writes to it fail
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -502,7 +482,6 @@ func TestLogBodyAfterFailure(t *testing.T) {
 	}
 	ro.Close()
 	w.f = f
-	defer w.close()
 	before := w.size
 	if err := w.append([]state.Change{put}, 1); err != nil {
 		t.Fatal(err)
@@ -516,11 +495,8 @@ func TestLogBodyAfterFailure(t *testing.T) {
 // damaged log, not a message with an empty body.
 func TestLogBodyMissing(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), walName)
-	w, _, _, _, err := openWAL(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := newLog(t)
+	path := w.path
 	w.buf = append(w.buf[:0], make([]byte, frameHeader)...)
 	w.buf.varint(1)
 	w.buf.messageAgain(&state.Change{Kind: state.MessagePut, QueueID: 1, Message: &state.Message{Seq: 9}})
