@@ -281,8 +281,10 @@ func (c *committer) run(stopped chan struct{}) {
 // those that were to come are not coming, and the waiting ones should
 // not pay for them. Sixteen workers on the project's two cores come back
 // within 3 to 5 ms, and fill a commit then (BenchmarkCommit and the HTTP
-// load test, sqshttp/load_test.go). A lone caller, or a first one, waits
-// for nothing. Caller holds c.mu; gather may release it meanwhile.
+// load test, sqshttp/load_test.go). A first caller waits for nothing; a
+// caller alone after a busy spell waits gatherGap once, and its commit
+// then expects one caller (TestGroupCommit). Caller holds c.mu; gather
+// may release it meanwhile.
 func (c *committer) gather() {
 	if c.arrivals-c.takenAt >= c.target || c.closing {
 		return
