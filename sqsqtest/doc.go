@@ -119,11 +119,17 @@
 // 1.25+): consumers may then start goroutines with go statements, wait for
 // them with sync.WaitGroup, channels or errgroup, and use time.Sleep,
 // timers and tickers, whose clock is the run's. Outside a bubble
-// ([Scenario.Run], [Scenario.Find], rapid.Check(t, s.Check)) the kit counts
-// the goroutines it starts itself (the consumers' and [Env.Go]'s) and fails
-// a run whose consumer calls it from any other. Either way consumer code
-// must be deterministic given the schedule: no map-order or wall-clock
-// decisions that change what it does.
+// ([Scenario.Run], [Scenario.Find], rapid.Check(t, s.Check)) the kit runs
+// the goroutines it starts itself (the consumers' and [Env.Go]'s) as
+// coroutines, one at a time: each runs from the call the schedule picked
+// to its next kit call, so a goroutine of [Env.Go] starts once its
+// starter has parked, and one that waits outside the kit for another
+// (a channel, a WaitGroup, a real timer) waits for ever; after 30 seconds
+// of real time with no kit call the kit says so on standard error and
+// fails the run. The kit fails a run whose consumer calls it from a
+// goroutine it did not start. Either way consumer code must be
+// deterministic given the schedule: no map-order or wall-clock decisions
+// that change what it does.
 //
 // A crash kills a consumer right before one of its kit calls: that call
 // and every later one of the consumer's goroutines fail with [ErrCrashed]

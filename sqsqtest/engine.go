@@ -13,21 +13,22 @@ import (
 	"time"
 )
 
-// The engine runs a scenario's consumers as goroutines ("threads") and
-// serialises what they do to the world: every kit call (a delete, a commit,
-// a receive, a sleep…) parks its goroutine and hands the scheduler a call;
-// the scheduler waits until every goroutine of the run is parked or done
-// (quiescent), draws which call goes next, and lets exactly that one run
-// until it parks again. So a run is a pure function of its draws, however
-// many goroutines the consumers start, as long as they meet only through
-// the kit, channels and sync primitives.
+// The engine runs a scenario's consumers as threads and serialises what
+// they do to the world: every kit call (a delete, a commit, a receive, a
+// sleep…) parks its thread and hands the scheduler a call; the scheduler
+// waits until every thread of the run is parked or done (quiescent), draws
+// which call goes next, and lets exactly that one run until it parks
+// again. So a run is a pure function of its draws, however many threads
+// the consumers start, as long as they meet only through the kit, channels
+// and sync primitives.
 //
-// Quiescence has two detectors. Inside a testing/synctest bubble
-// ([Scenario.Test]) it is synctest.Wait, which sees every goroutine, those
-// the handler starts included. Elsewhere the engine counts the goroutines
-// it started itself (the consumers' main goroutines and those of
-// [Env.Go]); a kit call from any other goroutine fails the run with an
-// error that says to use [Scenario.Test].
+// Inside a testing/synctest bubble ([Scenario.Test]) threads are
+// goroutines, and quiescence is synctest.Wait, which sees every goroutine,
+// those the handler starts included. Elsewhere they are coroutines that
+// run one at a time, only while the scheduler resumes them (see thread.go),
+// so the world is quiescent whenever the scheduler runs; a kit call from
+// a goroutine the engine did not start fails the run with an error that
+// says to use [Scenario.Test].
 
 // ErrCrashed is what every kit call of a crashed consumer returns: the
 // consumer died before the call (see [Scenario.Crash]), so the call
@@ -51,7 +52,8 @@ type call struct {
 	idleAt  uint64
 	receive bool
 	draw    *drawRequest // a user draw, made by the scheduler when granted
-	grant   chan bool    // true: go on; false: the consumer crashed
+	grant   chan bool    // in a bubble: true, go on; false, the consumer crashed
+	t       *thread      // outside a bubble: the thread parked in the call
 	seq     uint64
 	end     *threadEnd // a thread's end, not a step
 	// note is a line for the timeline from kit code that runs in a
@@ -96,27 +98,24 @@ type sched struct {
 	arrived []*call
 	arrival chan struct{}
 
-	// Plain mode: goroutines of the engine running (neither parked nor
-	// ended), and a poke when that count falls.
-	running atomic.Int64
-	changed chan struct{}
-	checks  atomic.Uint64 // parks so far, for the goroutine check
-	watch   *time.Timer   // waitParked's watchdog, made on first need
+	// Outside a bubble: the thread running (resumed by the scheduler),
+	// threads spawned but not started, and the parks so far, for the
+	// goroutine check.
+	cur    *thread
+	fresh  []*thread
+	checks uint64
+	parks  atomic.Uint64 // for drive's watchdog
 
 	mu      sync.Mutex
 	failure error // a rule a consumer broke; ends the run
 }
-
-// watchdog bounds how long plain-mode quiescence waits in real time: a
-// consumer goroutine blocked outside the kit never parks.
-const watchdog = 30 * time.Second
 
 // fencedCallLimit ends a crashed consumer's goroutine that keeps calling
 // the kit after ErrCrashed: it would never return otherwise.
 const fencedCallLimit = 10000
 
 func newSched(bubble bool) *sched {
-	return &sched{bubble: bubble, changed: make(chan struct{}, 1), arrival: make(chan struct{}, 1)}
+	return &sched{bubble: bubble, arrival: make(chan struct{}, 1)}
 }
 
 // push hands cl to the scheduler.
@@ -158,32 +157,24 @@ func (s *sched) failed() error {
 	return s.failure
 }
 
-// spawn starts fn as a thread of consumer c.
+// spawn starts fn as a thread of consumer c: a goroutine in a bubble, a
+// coroutine that the next quiesce starts elsewhere.
 func (s *sched) spawn(c *consumer, fn func() error) {
 	c.threads++
-	s.running.Add(1)
-	go func() {
-		threadRootOnce.Do(setThreadRoot)
-		end := &threadEnd{}
-		defer func() {
-			if v := recover(); v != nil {
-				end.panic = fmt.Sprintf("%v\n%s", v, debug.Stack())
-			}
-			s.arrive(&call{c: c, end: end})
+	end := &threadEnd{}
+	if s.bubble {
+		go func() {
+			defer func() {
+				if v := recover(); v != nil {
+					end.panic = fmt.Sprintf("%v\n%s", v, debug.Stack())
+				}
+				s.push(&call{c: c, end: end})
+			}()
+			end.err = fn()
 		}()
-		end.err = fn()
-	}()
-}
-
-// arrive hands cl to the scheduler.
-func (s *sched) arrive(cl *call) {
-	s.push(cl)
-	if !s.bubble && s.running.Add(-1) == 0 {
-		select {
-		case s.changed <- struct{}{}:
-		default:
-		}
+		return
 	}
+	s.fresh = append(s.fresh, newThread(c, end, fn))
 }
 
 // note hands the scheduler a timeline line from a goroutine of c; it does
@@ -198,88 +189,62 @@ func (s *sched) park(cl *call) bool {
 	c := cl.c
 	if c.crashed.Load() {
 		if c.fencedCalls.Add(1) > fencedCallLimit {
-			runtime.Goexit()
+			if s.bubble {
+				runtime.Goexit()
+			}
+			panic(errFenced)
 		}
 		return false
+	}
+	if s.bubble {
+		cl.grant = make(chan bool, 1)
+		s.push(cl)
+		return <-cl.grant
 	}
 	// Walking the stack to its root costs a microsecond or so, so one
 	// call in eight is checked, and the first ones of every run: a
 	// consumer that calls from its own goroutines does so on many calls,
 	// and is caught within a run or two.
-	if n := s.checks.Add(1); !s.bubble && (n <= 4 || n%8 == 0) {
-		if !kitGoroutine() {
-			s.fail(fmt.Errorf("sqsqtest: %s called the kit (%s) from a goroutine the kit did not start; "+
-				"run the scenario with Scenario.Test (testing/synctest, Go 1.25+), or start it with env.Go", c.name, cl.text))
-			c.crashed.Store(true)
-			return false
-		}
+	s.checks++
+	s.parks.Add(1)
+	t := s.cur
+	if t == nil || t.cl != nil || (s.checks <= 4 || s.checks%8 == 0) && !kitGoroutine() {
+		s.fail(fmt.Errorf("sqsqtest: %s called the kit (%s) from a goroutine the kit did not start; "+
+			"run the scenario with Scenario.Test (testing/synctest, Go 1.25+), or start it with env.Go", c.name, cl.text))
+		c.crashed.Store(true)
+		return false
 	}
-	if s.bubble {
-		// A bubble's goroutines may only wait durably on its own
-		// channels, so none come from the pool.
-		cl.grant = make(chan bool, 1)
-		s.arrive(cl)
-		return <-cl.grant
-	}
-	cl.grant = grants.Get().(chan bool)
-	s.arrive(cl)
-	goOn := <-cl.grant
-	grants.Put(cl.grant) // empty again: a call is granted once
-	return goOn
+	t.cl, cl.t = cl, t
+	t.yield(struct{}{})
+	return t.goOn
 }
 
-// grants recycles, outside bubbles, the channels parked calls wait on: one
-// per kit call otherwise.
-var grants = sync.Pool{New: func() any { return make(chan bool, 1) }}
-
-// grant lets a parked call go on, or tells it its consumer crashed.
+// grant lets a parked call go on, or tells it its consumer crashed; outside
+// a bubble its thread runs until it parks again or ends.
 func (s *sched) grant(cl *call, goOn bool) {
-	s.running.Add(1)
-	cl.grant <- goOn
+	if s.bubble {
+		cl.grant <- goOn
+		return
+	}
+	cl.t.goOn = goOn
+	s.resume(cl.t)
 }
 
 // quiesce waits until every goroutine of the run is parked or ended, then
 // appends to got what arrived since the last call, in arrival order.
+// Outside a bubble it starts the threads spawned since, in order, each
+// until it parks or ends; nothing else runs there.
 func (s *sched) quiesce(got []*call) []*call {
 	if s.bubble {
 		bubbleWait()
-	} else if s.running.Load() > 0 {
-		s.waitParked()
 	}
+	for i := 0; i < len(s.fresh); i++ {
+		s.resume(s.fresh[i])
+		s.fresh[i] = nil
+	}
+	s.fresh = s.fresh[:0]
 	// Pushed under one lock, in order of seq: already sorted.
 	return s.take(got)
-}
-
-// waitParked waits, outside a bubble, until the engine's goroutines are
-// all parked or ended; a watchdog in real time fails the run if one never
-// gets there.
-func (s *sched) waitParked() {
-	armed := false
-	for s.running.Load() > 0 {
-		select {
-		case <-s.changed:
-			continue
-		default:
-		}
-		if !armed {
-			// One timer per run, re-armed per wait: a wait per step
-			// would otherwise make (and collect) a timer per step.
-			if s.watch == nil {
-				s.watch = time.NewTimer(watchdog)
-			} else {
-				s.watch.Reset(watchdog)
-			}
-			armed = true
-		}
-		select {
-		case <-s.changed:
-		case <-s.watch.C:
-			s.fail(fmt.Errorf("sqsqtest: a consumer goroutine neither called the kit nor returned for %v of real time: "+
-				"it is blocked outside the kit (a channel, a lock, a WaitGroup, a goroutine it started) or loops; "+
-				"goroutines a handler starts need Scenario.Test (testing/synctest)", watchdog))
-			return
-		}
-	}
 }
 
 // sortCalls orders parked calls so that a draw picks the same call
@@ -298,38 +263,4 @@ func sortCalls(calls []*call) {
 		}
 		return cmp.Compare(a.seq, b.seq)
 	})
-}
-
-// threadRoot is the entry of the function at the root of every goroutine
-// the engine starts (spawn's), set by the first one.
-var (
-	threadRootOnce sync.Once
-	threadRoot     atomic.Uintptr // read by goroutines that need not have set it
-)
-
-func setThreadRoot() { threadRoot.Store(rootFunc()) }
-
-// kitGoroutine reports whether the calling goroutine is one the engine
-// started: the function at the root of its stack is spawn's. Reading a
-// goroutine's id instead takes a formatted stack trace, several times
-// dearer.
-func kitGoroutine() bool { return rootFunc() == threadRoot.Load() }
-
-// rootFunc is the entry of the function the calling goroutine started
-// with: the frame below runtime.goexit, at the bottom of the stack.
-func rootFunc() uintptr {
-	var buf [64]uintptr
-	pcs := buf[:runtime.Callers(1, buf[:])]
-	for len(pcs) == cap(pcs) { // a deep stack: walk it again, whole
-		more := make([]uintptr, 4*cap(pcs))
-		pcs = more[:runtime.Callers(1, more)]
-	}
-	if len(pcs) < 2 {
-		return 0
-	}
-	f := runtime.FuncForPC(pcs[len(pcs)-2] - 1)
-	if f == nil {
-		return 0
-	}
-	return f.Entry()
 }

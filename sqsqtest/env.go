@@ -175,7 +175,9 @@ func (e *Env) DrawDuration(label string, max time.Duration) time.Duration {
 
 // Go starts fn in a goroutine of the consumer that the kit counts. Inside
 // [Scenario.Test] a plain go statement does as well; elsewhere only
-// goroutines started by the kit may call it.
+// goroutines started by the kit may call it, and fn starts once the
+// calling goroutine has parked at its next kit call (or returned): the
+// kit runs its goroutines one at a time there.
 func (e *Env) Go(fn func()) {
 	// Starting a goroutine is a step too, so that the scheduler counts it
 	// before it runs.

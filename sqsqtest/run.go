@@ -112,27 +112,12 @@ func (s Scenario) Run(src Source) *Outcome {
 	if err := r.setup(); err != nil {
 		return &Outcome{Err: err, Ledger: r.ledger, History: r.rec}
 	}
-	for i := 0; i < s.Consumers; i++ {
-		r.slots = append(r.slots, r.newConsumer(i, 1))
+	var settled bool
+	if bubble {
+		settled = r.play()
+	} else {
+		r.sch.drive(func() { settled = r.play() })
 	}
-	r.absorb()
-
-	for r.steps < s.Steps && r.sch.failed() == nil {
-		acts := r.enabled(true)
-		// Draw 0 ends the schedule (1 in 20 with a PRNG), so a shrinker's
-		// trailing zeros cut the schedule short and settle does the rest.
-		if len(acts) == 0 || r.src.Draw("go on", 20) == 0 {
-			break
-		}
-		a := acts[r.src.Draw("action", len(acts))]
-		r.steps++
-		r.do(a, true)
-	}
-	r.pol.SetEnabled(false)
-	r.settling = true
-	r.log(settleText)
-	settled := r.settle()
-	r.finish()
 	out := &Outcome{Timeline: r.tl, Steps: r.steps, Ledger: r.ledger, History: r.rec, Legend: r.legend()}
 	if err := r.sch.failed(); err != nil {
 		out.Err = err
@@ -149,6 +134,34 @@ func (s Scenario) Run(src Source) *Outcome {
 		}
 	}
 	return out
+}
+
+// play starts the consumers, plays the drawn steps, settles and ends the
+// run; it reports whether the run settled. Outside a bubble it runs on a
+// goroutine of its own (see sched.drive).
+func (r *run) play() bool {
+	for i := 0; i < r.s.Consumers; i++ {
+		r.slots = append(r.slots, r.newConsumer(i, 1))
+	}
+	r.absorb()
+
+	for r.steps < r.s.Steps && r.sch.failed() == nil {
+		acts := r.enabled(true)
+		// Draw 0 ends the schedule (1 in 20 with a PRNG), so a shrinker's
+		// trailing zeros cut the schedule short and settle does the rest.
+		if len(acts) == 0 || r.src.Draw("go on", 20) == 0 {
+			break
+		}
+		a := acts[r.src.Draw("action", len(acts))]
+		r.steps++
+		r.do(a, true)
+	}
+	r.pol.SetEnabled(false)
+	r.settling = true
+	r.log(settleText)
+	settled := r.settle()
+	r.finish()
+	return settled
 }
 
 func (r *run) result(settled bool) *Result {

@@ -1,0 +1,181 @@
+package sqsqtest
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// thread is one of the engine's threads outside a bubble: a coroutine
+// (iter.Pull) that runs only while the scheduler has resumed it, on the
+// scheduler's goroutine's OS thread. A kit call yields; the scheduler
+// resumes it with the answer. So a step costs two coroutine switches and
+// wakes no goroutine. The engine's threads were goroutines woken through
+// channels, for which the Go runtime starts an idle OS thread on a
+// multi-core machine with a futex call, at 5-15 µs on a virtual machine:
+// most of a run's time.
+type thread struct {
+	c      *consumer
+	next   func() (struct{}, bool)
+	yield  func(struct{}) bool
+	cl     *call // the call it parked in, nil while it runs
+	goOn   bool  // the answer to cl
+	end    *threadEnd
+	exited bool // it called runtime.Goexit: ended, and never resumed
+}
+
+// resume runs t until it parks again or ends, and hands the scheduler
+// what it did.
+func (s *sched) resume(t *thread) {
+	prev := s.cur
+	s.cur = t
+	t.cl = nil
+	_, ok := t.next()
+	s.cur = prev
+	if t.exited {
+		// Let its Goexit finish on a goroutine of its own: resumed here,
+		// the coroutine would pass the Goexit on to this goroutine.
+		go t.next()
+	}
+	if !ok || t.exited {
+		s.push(&call{c: t.c, end: t.end})
+		return
+	}
+	s.push(t.cl)
+}
+
+// errFenced ends, outside a bubble, the thread of a crashed consumer
+// that keeps calling the kit (see fencedCallLimit).
+var errFenced = errors.New("sqsqtest: fenced")
+
+// newThread makes fn a thread of consumer c that has not started: its
+// first resume starts it. end receives how it ended.
+func newThread(c *consumer, end *threadEnd, fn func() error) *thread {
+	t := &thread{c: c, end: end}
+	t.next, _ = iter.Pull(func(yield func(struct{}) bool) {
+		threadRootOnce.Do(setThreadRoot)
+		growStack()
+		t.yield = yield
+		returned := false
+		defer func() {
+			if v := recover(); v != nil {
+				if v != errFenced {
+					end.panic = fmt.Sprintf("%v\n%s", v, debug.Stack())
+				}
+			} else if !returned {
+				// runtime.Goexit, which the coroutine would pass on to
+				// the goroutine that resumed it: hand back as ended (see
+				// resume).
+				t.exited = true
+				yield(struct{}{})
+			}
+		}()
+		end.err = fn()
+		returned = true
+	})
+	return t
+}
+
+// watchdog is how long, outside a bubble, a run waits in real time for a
+// kit call before it says that a thread is blocked outside the kit (see
+// sched.drive); a variable for its test.
+var watchdog = 30 * time.Second
+
+// watchdogOut is where the watchdog says so; a variable for its test.
+var watchdogOut io.Writer = os.Stderr
+
+// drive runs play outside a bubble, on the calling goroutine, with a
+// watchdog: a thread blocked outside the kit never yields, and the
+// scheduler waits in its resume for as long. Handing play to a goroutine
+// of its own, which could be given up, cost a futex wake-up a run, as
+// much time as the rest of a run. So after watchdog of real time with no
+// kit call the run fails and the watchdog says why on standard error: the
+// test goes on if the thread ever returns, and hangs until go test's
+// -timeout if not.
+func (s *sched) drive(play func()) {
+	wait, out := watchdog, watchdogOut
+	seen := s.parks.Load()
+	var (
+		mu    sync.Mutex // watch is set after the timer starts
+		watch *time.Timer
+	)
+	bark := func() {
+		if n := s.parks.Load(); n != seen {
+			seen = n
+			mu.Lock()
+			watch.Reset(wait)
+			mu.Unlock()
+			return
+		}
+		err := fmt.Errorf("sqsqtest: a consumer goroutine neither called the kit nor returned for %v of real time: "+
+			"it is blocked outside the kit (a channel, a lock, a WaitGroup, a goroutine it started, a real timer) or loops; "+
+			"goroutines a handler starts need Scenario.Test (testing/synctest)", wait)
+		fmt.Fprintf(out, "%v\nThe run fails if it ever returns; until then the test waits (go test -timeout ends it).\n", err)
+		s.fail(err)
+	}
+	mu.Lock()
+	watch = time.AfterFunc(wait, bark)
+	mu.Unlock()
+	defer func() {
+		mu.Lock()
+		watch.Stop()
+		mu.Unlock()
+	}()
+	play()
+}
+
+// threadRoot is the entry of the function at the root of every thread
+// outside a bubble (spawn's coroutine body), set by the first one.
+var (
+	threadRootOnce sync.Once
+	threadRoot     atomic.Uintptr // read by goroutines that need not have set it
+)
+
+func setThreadRoot() { threadRoot.Store(rootFunc()) }
+
+// kitGoroutine reports whether the calling goroutine is a thread of the
+// engine: the function at the root of its stack is spawn's coroutine body.
+// Reading a goroutine's id instead takes a formatted stack trace, several
+// times dearer.
+func kitGoroutine() bool { return rootFunc() == threadRoot.Load() }
+
+// rootFunc is the entry of the function a coroutine's goroutine runs: the
+// frame above iter.Pull's and runtime.corostart, at the bottom of the
+// stack above runtime.goexit.
+func rootFunc() uintptr {
+	var buf [64]uintptr
+	pcs := buf[:runtime.Callers(1, buf[:])]
+	for len(pcs) == cap(pcs) { // a deep stack: walk it again, whole
+		more := make([]uintptr, 4*cap(pcs))
+		pcs = more[:runtime.Callers(1, more)]
+	}
+	if len(pcs) < 4 {
+		return 0
+	}
+	f := runtime.FuncForPC(pcs[len(pcs)-4] - 1)
+	if f == nil {
+		return 0
+	}
+	return f.Entry()
+}
+
+// growStack grows the calling goroutine's stack to 16 KiB while it holds
+// few frames, so cheaply: a thread's stack otherwise grew as its handler
+// called into the broker, 2 KiB at a time, a copy frame by frame each
+// time (a tenth of a run's time).
+//
+//go:noinline
+func growStack() {
+	var pad [12 << 10]byte
+	touch(&pad)
+}
+
+//go:noinline
+func touch(p *[12 << 10]byte) { p[0]++ }
