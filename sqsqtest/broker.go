@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 	"weak"
 
@@ -183,46 +184,41 @@ func Drain(t Fataler, q *sqsq.Queue) []sqsq.Message {
 	}
 }
 
-// fastClock is the harness's clock: Now is a plain field, so moving it costs
-// nothing (clock.Mock sleeps a millisecond of real time on every move).
-// Timers, which only long polls use, go to a mock brought to the same time
-// on first use.
+// fastClock is the harness's clock: Now reads an atomic offset from its
+// start, so moving it costs nothing (clock.Mock sleeps a millisecond of real
+// time on every move) and reading it, which the broker does at every call,
+// takes no lock. Timers, which only long polls use, go to a mock made and
+// brought to the same time on first use.
 type fastClock struct {
+	base   time.Time
+	offset atomic.Int64 // nanoseconds since base
 	mu     sync.Mutex
-	now    time.Time
-	mock   *clock.Mock
-	timers bool
+	mock   *clock.Mock // nil until a timer is asked for
 }
 
-func newFastClock() *fastClock { return &fastClock{now: Epoch, mock: clock.NewMock()} }
+func newFastClock() *fastClock { return &fastClock{base: Epoch} }
 
 func (c *fastClock) set(t time.Time) {
 	c.mu.Lock()
-	c.now = t
-	timers := c.timers
+	c.offset.Store(int64(t.Sub(c.base)))
+	mock := c.mock
 	c.mu.Unlock()
-	if timers {
-		c.mock.Set(t)
+	if mock != nil {
+		mock.Set(t)
 	}
 }
 
 func (c *fastClock) timed() *clock.Mock {
 	c.mu.Lock()
-	first := !c.timers
-	c.timers = true
-	now := c.now
-	c.mu.Unlock()
-	if first {
-		c.mock.Set(now)
+	defer c.mu.Unlock()
+	if c.mock == nil {
+		c.mock = clock.NewMock()
+		c.mock.Set(c.Now())
 	}
 	return c.mock
 }
 
-func (c *fastClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
+func (c *fastClock) Now() time.Time                  { return c.base.Add(time.Duration(c.offset.Load())) }
 func (c *fastClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
 func (c *fastClock) Until(t time.Time) time.Duration { return t.Sub(c.Now()) }
 func (c *fastClock) After(d time.Duration) <-chan time.Time {

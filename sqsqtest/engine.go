@@ -103,6 +103,7 @@ type sched struct {
 	// goroutine check.
 	cur    *thread
 	fresh  []*thread
+	idle   []*thread // threads whose fn has ended, for the next spawn
 	checks uint64
 	parks  atomic.Uint64 // for drive's watchdog
 
@@ -174,7 +175,7 @@ func (s *sched) spawn(c *consumer, fn func() error) {
 		}()
 		return
 	}
-	s.fresh = append(s.fresh, newThread(c, end, fn))
+	s.fresh = append(s.fresh, s.thread(c, end, fn))
 }
 
 // note hands the scheduler a timeline line from a goroutine of c; it does

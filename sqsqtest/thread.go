@@ -23,64 +23,103 @@ import (
 // most of a run's time.
 type thread struct {
 	c      *consumer
+	fn     func() error
+	end    *threadEnd // how fn ended
 	next   func() (struct{}, bool)
+	stop   func()
 	yield  func(struct{}) bool
 	cl     *call // the call it parked in, nil while it runs
 	goOn   bool  // the answer to cl
-	end    *threadEnd
-	exited bool // it called runtime.Goexit: ended, and never resumed
+	idle   bool  // fn has ended: the thread waits for another
+	exited bool  // fn called runtime.Goexit: the thread is done for
 }
 
 // resume runs t until it parks again or ends, and hands the scheduler
-// what it did.
+// what it did. An ended thread waits for the next spawn of the run: a
+// coroutine made afresh for every receive, and its stack grown, cost more
+// than a step.
 func (s *sched) resume(t *thread) {
 	prev := s.cur
 	s.cur = t
 	t.cl = nil
-	_, ok := t.next()
+	t.next()
 	s.cur = prev
-	if t.exited {
+	switch {
+	case t.exited:
 		// Let its Goexit finish on a goroutine of its own: resumed here,
 		// the coroutine would pass the Goexit on to this goroutine.
 		go t.next()
-	}
-	if !ok || t.exited {
 		s.push(&call{c: t.c, end: t.end})
-		return
+	case t.idle:
+		s.push(&call{c: t.c, end: t.end})
+		t.c, t.fn, t.end = nil, nil, nil
+		s.idle = append(s.idle, t)
+	default:
+		s.push(t.cl)
 	}
-	s.push(t.cl)
 }
 
 // errFenced ends, outside a bubble, the thread of a crashed consumer
 // that keeps calling the kit (see fencedCallLimit).
 var errFenced = errors.New("sqsqtest: fenced")
 
-// newThread makes fn a thread of consumer c that has not started: its
-// first resume starts it. end receives how it ended.
-func newThread(c *consumer, end *threadEnd, fn func() error) *thread {
-	t := &thread{c: c, end: end}
-	t.next, _ = iter.Pull(func(yield func(struct{}) bool) {
-		threadRootOnce.Do(setThreadRoot)
-		growStack()
-		t.yield = yield
-		returned := false
-		defer func() {
-			if v := recover(); v != nil {
-				if v != errFenced {
-					end.panic = fmt.Sprintf("%v\n%s", v, debug.Stack())
-				}
-			} else if !returned {
-				// runtime.Goexit, which the coroutine would pass on to
-				// the goroutine that resumed it: hand back as ended (see
-				// resume).
-				t.exited = true
-				yield(struct{}{})
-			}
-		}()
-		end.err = fn()
-		returned = true
-	})
+// thread returns a thread that will run fn for consumer c when first
+// resumed, reporting how it ended in end: an idle one of the run's, or a
+// new one.
+func (s *sched) thread(c *consumer, end *threadEnd, fn func() error) *thread {
+	var t *thread
+	if n := len(s.idle); n > 0 {
+		t = s.idle[n-1]
+		s.idle = s.idle[:n-1]
+	} else {
+		t = &thread{}
+		t.next, t.stop = iter.Pull(t.body)
+	}
+	t.c, t.fn, t.end, t.idle = c, fn, end, false
 	return t
+}
+
+// body is the coroutine of a thread: it runs one fn after another until
+// the scheduler stops it.
+func (t *thread) body(yield func(struct{}) bool) {
+	threadRootOnce.Do(setThreadRoot)
+	growStack()
+	t.yield = yield
+	for {
+		t.run()
+		t.idle = true
+		if !yield(struct{}{}) {
+			return
+		}
+	}
+}
+
+// run runs the thread's fn, recovering its panic.
+func (t *thread) run() {
+	returned := false
+	defer func() {
+		if v := recover(); v != nil {
+			if v != errFenced {
+				t.end.panic = fmt.Sprintf("%v\n%s", v, debug.Stack())
+			}
+		} else if !returned {
+			// runtime.Goexit, which the coroutine would pass on to the
+			// goroutine that resumed it: hand back as ended (see resume).
+			t.exited = true
+			t.yield(struct{}{})
+		}
+	}()
+	t.end.err = t.fn()
+	returned = true
+}
+
+// stopIdle ends the run's idle threads.
+func (s *sched) stopIdle() {
+	for i, t := range s.idle {
+		t.stop()
+		s.idle[i] = nil
+	}
+	s.idle = s.idle[:0]
 }
 
 // watchdog is how long, outside a bubble, a run waits in real time for a
@@ -129,6 +168,7 @@ func (s *sched) drive(play func()) {
 		mu.Unlock()
 	}()
 	play()
+	s.stopIdle()
 }
 
 // threadRoot is the entry of the function at the root of every thread
