@@ -111,6 +111,10 @@ type sched struct {
 	failure error // a rule a consumer broke; ends the run
 }
 
+// sampledParks counts the parks of every run outside a bubble that were
+// not a run's first, for the goroutine check's sample.
+var sampledParks atomic.Uint64
+
 // fencedCallLimit ends a crashed consumer's goroutine that keeps calling
 // the kit after ErrCrashed: it would never return otherwise.
 const fencedCallLimit = 10000
@@ -202,14 +206,16 @@ func (s *sched) park(cl *call) bool {
 		s.push(cl)
 		return <-cl.grant
 	}
-	// Walking the stack to its root costs a microsecond or so, so one
-	// call in eight is checked, and the first ones of every run: a
-	// consumer that calls from its own goroutines does so on many calls,
-	// and is caught within a run or two.
+	// Walking the stack to its root costs a microsecond or so, as much as
+	// the rest of a step, so the first call of every run is checked and one
+	// in eight of the others, counted over every run: a consumer that
+	// calls from its own goroutines does so on many calls, and is caught
+	// within a run or two. A call while no thread runs, or a second one of
+	// a thread, is caught at once.
 	s.checks++
 	s.parks.Add(1)
 	t := s.cur
-	if t == nil || t.cl != nil || (s.checks <= 4 || s.checks%8 == 0) && !kitGoroutine() {
+	if t == nil || t.cl != nil || (s.checks == 1 || sampledParks.Add(1)%8 == 0) && !kitGoroutine() {
 		s.fail(fmt.Errorf("sqsqtest: %s called the kit (%s) from a goroutine the kit did not start; "+
 			"run the scenario with Scenario.Test (testing/synctest, Go 1.25+), or start it with env.Go", c.name, cl.text))
 		c.crashed.Store(true)

@@ -106,16 +106,18 @@ func (e *Env) Commit(what string, fn func(tx *Tx) error) error {
 		return err
 	}
 	tx.apply(e.r.now(), e.c.name)
-	var notes []string
-	notes = append(notes, tx.effects...)
+	var b strings.Builder
+	b.WriteString(e.c.name + " " + what + on)
+	sep := ": "
+	for _, k := range tx.effects {
+		b.WriteString(sep + k)
+		sep = ", "
+	}
 	for _, k := range tx.suppressed {
-		notes = append(notes, "duplicate "+k+" suppressed")
+		b.WriteString(sep + "duplicate " + k + " suppressed")
+		sep = ", "
 	}
-	text := fmt.Sprintf("%s %s%s", e.c.name, what, on)
-	if len(notes) > 0 {
-		text += ": " + strings.Join(notes, ", ")
-	}
-	e.r.log(text)
+	e.r.log(b.String())
 	return nil
 }
 

@@ -21,8 +21,9 @@ func (r *run) settle() bool {
 		if r.quiet() {
 			break
 		}
-		var pick *action
-		for _, pass := range []func(a action) bool{
+		var pick action
+		found := false
+		for _, pass := range [...]func(a action) bool{
 			func(a action) bool { return a.kind == actCall && !a.cl.receive },
 			func(a action) bool { return a.kind == actSend },
 			func(a action) bool { return (a.kind == actReceive || a.kind == actCall) && !stuck },
@@ -33,19 +34,19 @@ func (r *run) settle() bool {
 		} {
 			for _, a := range r.enabled(false) {
 				if pass(a) {
-					pick = &a
+					pick, found = a, true
 					break
 				}
 			}
-			if pick != nil {
+			if found {
 				break
 			}
 		}
-		if pick == nil {
+		if !found {
 			break
 		}
 		before := len(r.tl)
-		r.do(*pick, false)
+		r.do(pick, false)
 		receive := pick.kind == actReceive || pick.kind == actCall && pick.cl.receive
 		stuck = receive && len(r.tl) == before+1 && strings.HasSuffix(r.tl[before].Text, ": empty")
 	}
