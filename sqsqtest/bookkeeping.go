@@ -146,8 +146,12 @@ func (r *run) process() {
 			r.logf("%s moved to DLQ after %d receives", l, e.ReceiveCount)
 		}
 	}
-	if s, err := r.q.Stats(); err == nil && s.OldestAge > r.ledger.OldestAge {
-		r.ledger.OldestAge = s.OldestAge
+	// The oldest message's age changes only with the messages or the clock.
+	if now := r.now(); len(evs) > 0 || !now.Equal(r.agedAt) {
+		r.agedAt = now
+		if s, err := r.q.Stats(); err == nil && s.OldestAge > r.ledger.OldestAge {
+			r.ledger.OldestAge = s.OldestAge
+		}
 	}
 }
 

@@ -57,7 +57,8 @@ type run struct {
 	settleSteps int    // the actions the settle phase took
 	version     uint64 // moves whenever the world may have changed
 
-	seen int // the recorder's events process has applied
+	seen   int       // the recorder's events process has applied
+	agedAt time.Time // when process last read the oldest message's age
 
 	invocations int // a Lambda's invocations, for their request ids
 }

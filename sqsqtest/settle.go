@@ -23,6 +23,7 @@ func (r *run) settle() bool {
 		}
 		var pick action
 		found := false
+		acts := r.enabled(false)
 		for _, pass := range [...]func(a action) bool{
 			func(a action) bool { return a.kind == actCall && !a.cl.receive },
 			func(a action) bool { return a.kind == actSend },
@@ -32,7 +33,7 @@ func (r *run) settle() bool {
 			func(a action) bool { return a.kind == actRedrive },
 			func(a action) bool { return a.kind == actAdvance || a.kind == actWait },
 		} {
-			for _, a := range r.enabled(false) {
+			for _, a := range acts {
 				if pass(a) {
 					pick, found = a, true
 					break
