@@ -161,6 +161,8 @@ func (c *counting) halted() any { return haltedBy(c.src) }
 // with the shortest failing schedule rapid shrinks to, printed once.
 func (s Scenario) TestPlain(t *testing.T) {
 	t.Helper()
+	s = s.reuse()
+	defer s.spare.stop()
 	s.checkRuns(t, s.Run)
 }
 
@@ -263,6 +265,8 @@ func (s Scenario) Seeds(t Fataler, first uint64, n int) int {
 	if testing.Short() {
 		n = max(1, n/5)
 	}
+	s = s.reuse()
+	defer s.spare.stop()
 	for i := 0; i < n; i++ {
 		seed := first + uint64(i)
 		o := s.Run(Seed(seed))
@@ -308,6 +312,8 @@ func (f Finding) String() string {
 // the shortest result.
 func (s Scenario) Find(first uint64, maxRuns int) Finding {
 	const tries = 3
+	s = s.reuse()
+	defer s.spare.stop()
 	start := time.Now()
 	var f Finding
 	found := 0

@@ -117,7 +117,7 @@ func (s Scenario) Run(src Source) *Outcome {
 	if bubble {
 		settled = r.play()
 	} else {
-		r.sch.drive(func() { settled = r.play() })
+		r.sch.drive(s.spare, func() { settled = r.play() })
 	}
 	out := &Outcome{Timeline: r.tl, Steps: r.steps, Ledger: r.ledger, History: r.rec, Legend: r.legend()}
 	if err := r.sch.failed(); err != nil {

@@ -122,6 +122,8 @@ type Scenario struct {
 	// 50·(messages+1)·(MaxReceiveCount+2)); a run that has not settled by
 	// then ends with Result.Settled false.
 	SettleSteps int
+
+	spare *spareThreads // idle threads of the runs of one loop (see Seeds)
 }
 
 // Invariant is a named property checked at the end of every run. An error
