@@ -26,7 +26,6 @@ type run struct {
 	start   time.Time
 	b       *sqsq.Broker
 	q, dlq  *sqsq.Queue
-	queues  map[string]*sqsq.Queue
 	client  *awssqs.Client // made on first use by SQS
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -39,17 +38,11 @@ type run struct {
 	arrived []*call     // absorb's list of arrivals, reused
 	acts    []action    // enabled's list, reused
 
-	labels      map[string]string    // body → label
-	handles     map[string]string    // receipt handle → label
-	deadlines   map[string]time.Time // MessageId → end of its visibility
-	delays      map[string]time.Time // MessageId → end of its delay
-	idLabel     map[string]string    // MessageId → label
-	ids         map[string][]string  // label → its MessageIds
-	inDLQ       []string             // labels in the DLQ, in order
-	sentBy      map[string][]string  // queue → bodies the consumers sent
-	stored      map[string][2]string // MessageId → {queue, label} of a message still stored
-	concur      []string             // labels handed out while another consumer had them
-	dups        []string             // labels delivered again by a Duplicate fault, not yet logged
+	*books
+	inDLQ       []string            // labels in the DLQ, in order
+	sentBy      map[string][]string // queue → bodies the consumers sent
+	concur      []string            // labels handed out while another consumer had them
+	dups        []string            // labels delivered again by a Duplicate fault, not yet logged
 	sent        int
 	tl          Timeline
 	steps       int
@@ -83,10 +76,9 @@ func (s Scenario) Run(src Source) *Outcome {
 	bubble := inBubble()
 	r := &run{
 		s: &s, src: src, sch: newSched(bubble), ledger: newLedger(), rec: NewRecorder(),
-		labels: map[string]string{}, handles: map[string]string{}, deadlines: map[string]time.Time{},
-		delays: map[string]time.Time{}, idLabel: map[string]string{}, ids: map[string][]string{},
-		sentBy: map[string][]string{}, queues: map[string]*sqsq.Queue{}, stored: map[string][2]string{},
+		books: s.spare.books(), sentBy: map[string][]string{},
 	}
+	defer s.spare.keep(r.books)
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	defer r.cancel()
 	// Sized as the runs before: grown by doubling, the events and the

@@ -123,7 +123,7 @@ type Scenario struct {
 	// then ends with Result.Settled false.
 	SettleSteps int
 
-	spare *spareThreads // idle threads of the runs of one loop (see Seeds)
+	spare *spares // what the runs of one loop reuse (see spares.go)
 }
 
 // Invariant is a named property checked at the end of every run. An error

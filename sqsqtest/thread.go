@@ -115,7 +115,7 @@ func (t *thread) run() {
 
 // stopIdle ends the run's idle threads, or hands them to spare for the
 // next run of its loop.
-func (s *sched) stopIdle(spare *spareThreads) {
+func (s *sched) stopIdle(spare *spares) {
 	if spare != nil {
 		spare.idle = append(spare.idle, s.idle...)
 	} else {
@@ -125,28 +125,6 @@ func (s *sched) stopIdle(spare *spareThreads) {
 	}
 	clear(s.idle)
 	s.idle = s.idle[:0]
-}
-
-// spareThreads keeps the idle threads of one loop's runs (Seeds, Find,
-// TestPlain) from one run to the next, outside a bubble: a thread made
-// afresh, its stack grown, cost a tenth of a short run. The loop stops
-// them when it ends, so none outlives it.
-type spareThreads struct{ idle []*thread }
-
-// reuse gives s the spare threads of a loop; use them with
-//
-//	s = s.reuse()
-//	defer s.spare.stop()
-func (s Scenario) reuse() Scenario {
-	s.spare = &spareThreads{}
-	return s
-}
-
-func (p *spareThreads) stop() {
-	for _, t := range p.idle {
-		t.stop()
-	}
-	p.idle = nil
 }
 
 // watchdog is how long, outside a bubble, a run waits in real time for a
@@ -165,7 +143,7 @@ var watchdogOut io.Writer = os.Stderr
 // kit call the run fails and the watchdog says why on standard error: the
 // test goes on if the thread ever returns, and hangs until go test's
 // -timeout if not.
-func (s *sched) drive(spare *spareThreads, play func()) {
+func (s *sched) drive(spare *spares, play func()) {
 	if spare != nil {
 		s.idle = append(s.idle, spare.idle...)
 		clear(spare.idle)

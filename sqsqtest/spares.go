@@ -1,0 +1,75 @@
+package sqsqtest
+
+import (
+	"time"
+
+	"github.com/sqsq/sqsq"
+)
+
+// spares are what the runs of one loop (Seeds, Find, TestPlain) reuse,
+// one run after another: the idle threads outside a bubble, and the
+// bookkeeping maps. A thread made afresh, its stack grown, cost a tenth of
+// a short run; maps made afresh were a tenth of its garbage. The loop
+// stops the threads when it ends, so none outlives it.
+type spares struct {
+	idle       []*thread
+	spareBooks *books // the last run's (see books)
+}
+
+// reuse gives s spares for the runs of a loop; use it as
+//
+//	s = s.reuse()
+//	defer s.spare.stop()
+func (s Scenario) reuse() Scenario {
+	s.spare = &spares{}
+	return s
+}
+
+// stop ends the idle threads.
+func (p *spares) stop() {
+	for _, t := range p.idle {
+		t.stop()
+	}
+	p.idle = nil
+}
+
+// books are the maps of a run's bookkeeping that nothing returned from
+// the run holds: a loop's runs (see Seeds) use one set in turn, cleared,
+// rather than grow nine maps afresh each.
+type books struct {
+	labels    map[string]string      // body → label
+	handles   map[string]string      // receipt handle → label
+	deadlines map[string]time.Time   // MessageId → end of its visibility
+	delays    map[string]time.Time   // MessageId → end of its delay
+	idLabel   map[string]string      // MessageId → label
+	ids       map[string][]string    // label → its MessageIds
+	stored    map[string][2]string   // MessageId → {queue, label} of a message still stored
+	queues    map[string]*sqsq.Queue // by name
+}
+
+// books returns a loop's spare books, cleared, or new ones.
+func (p *spares) books() *books {
+	if p != nil && p.spareBooks != nil {
+		b := p.spareBooks
+		p.spareBooks = nil
+		clear(b.labels)
+		clear(b.handles)
+		clear(b.deadlines)
+		clear(b.delays)
+		clear(b.idLabel)
+		clear(b.ids)
+		clear(b.stored)
+		clear(b.queues)
+		return b
+	}
+	return &books{labels: map[string]string{}, handles: map[string]string{}, deadlines: map[string]time.Time{},
+		delays: map[string]time.Time{}, idLabel: map[string]string{}, ids: map[string][]string{},
+		stored: map[string][2]string{}, queues: map[string]*sqsq.Queue{}}
+}
+
+// keep gives b back for the loop's next run.
+func (p *spares) keep(b *books) {
+	if p != nil {
+		p.spareBooks = b
+	}
+}
