@@ -70,9 +70,18 @@ type Queue struct {
 
 	counters Counters
 
-	// The change journal (journal.go): the world's, or nil; the messages
-	// changed since q.mu was taken; the header last written.
-	jr       *journal
+	// The change journal (journal.go): the world's, or nil, and with it
+	// what the queue keeps for it.
+	jr *journal
+	*queueJournal
+}
+
+// queueJournal is what a queue of a journaled broker keeps for the
+// journal (journal.go): the messages changed since q.mu was taken, the
+// header last written. A queue of an in-memory broker has none: it was
+// half the size of a queue, which a test kit that makes two queues a run
+// allocated thousands of times a second.
+type queueJournal struct {
 	jdirty   []*message
 	jpartner *Queue          // the other queue of a move, locked too (pairJournal)
 	jsink    *[]state.Change // the group being made, while a flush runs
@@ -102,6 +111,9 @@ func newQueue(b *Broker, id uint64, name string, fifo bool, now time.Time) *Queu
 		waiters:  map[*waiter]struct{}{},
 	}
 	q.mu.q, q.jr = q, b.w.jr
+	if q.jr != nil {
+		q.queueJournal = &queueJournal{}
+	}
 	if fifo {
 		q.f.init()
 		if q.jr != nil { // each entry of a window is a record of the journal's
