@@ -120,16 +120,22 @@ func ParseRedrivePolicy(s string) (RedrivePolicy, error) {
 // validate checks ranges; quoted is the policy as the caller sent it, which
 // AWS quotes in its errors ("" for the re-encoded typed value).
 func (p RedrivePolicy) validate(quoted string) *Error {
-	if quoted == "" {
-		quoted = p.String()
-	}
 	if p.MaxReceiveCount < 1 || p.MaxReceiveCount > 1000 {
-		return errRedrive(quoted, "Invalid value for maxReceiveCount: "+strconv.Itoa(p.MaxReceiveCount)+", valid values are from 1 to 1000 both inclusive.")
+		return errRedrive(p.quote(quoted), "Invalid value for maxReceiveCount: "+strconv.Itoa(p.MaxReceiveCount)+", valid values are from 1 to 1000 both inclusive.")
 	}
 	if !strings.HasPrefix(p.DeadLetterTargetArn, "arn:") || strings.Count(p.DeadLetterTargetArn, ":") != 5 {
-		return errRedrive(quoted, "Invalid value for deadLetterTargetArn.")
+		return errRedrive(p.quote(quoted), "Invalid value for deadLetterTargetArn.")
 	}
 	return nil
+}
+
+// quote is quoted, or the policy encoded if quoted is "": only an error
+// needs it, and encoding it was a seventh of a CreateQueue's time.
+func (p RedrivePolicy) quote(quoted string) string {
+	if quoted == "" {
+		return p.String()
+	}
+	return quoted
 }
 
 // ParseRedriveAllowPolicy parses the JSON form of a RedriveAllowPolicy
@@ -180,9 +186,6 @@ func (p RedriveAllowPolicy) validate() *Error {
 // a byQueue allow policy. target is the DLQ found by queueByARNLocked; the
 // caller holds b.mu or has looked it up.
 func (b *Broker) checkRedriveTarget(p RedrivePolicy, quoted, srcArn string, fifo bool, target *Queue) *Error {
-	if quoted == "" {
-		quoted = p.String()
-	}
 	if target != nil && target.arn != p.DeadLetterTargetArn {
 		target = nil
 	}
@@ -192,18 +195,18 @@ func (b *Broker) checkRedriveTarget(p RedrivePolicy, quoted, srcArn string, fifo
 		// AWS's own rule was the same account and region; a byQueue
 		// policy naming the source is the opt-in that lifts it.
 		if parts[4] != b.cfg.accountID {
-			return errRedrive(quoted, "Dead-letter target owner should be same as the source.")
+			return errRedrive(p.quote(quoted), "Dead-letter target owner should be same as the source.")
 		}
-		return errRedrive(quoted, "Dead-letter target must be in same region as the source.")
+		return errRedrive(p.quote(quoted), "Dead-letter target must be in same region as the source.")
 	}
 	switch {
 	case target == nil:
-		return errRedrive(quoted, "Dead letter target does not exist.")
+		return errRedrive(p.quote(quoted), "Dead letter target does not exist.")
 	case target.fifo != fifo:
-		return errRedrive(quoted, "Dead-letter queue must be same type of queue as the source.")
+		return errRedrive(p.quote(quoted), "Dead-letter queue must be same type of queue as the source.")
 	}
 	if !target.allowsSource(srcArn, local) {
-		return errRedrive(quoted, "Dead-letter target does not allow this queue as a source.")
+		return errRedrive(p.quote(quoted), "Dead-letter target does not allow this queue as a source.")
 	}
 	return nil
 }
