@@ -34,9 +34,9 @@ func (r *run) enabled(drawn bool) []action {
 	if r.sent < len(r.s.Messages) {
 		acts = append(acts, action{kind: actSend})
 	}
-	st, _ := r.q.Stats()
 	now := r.now()
-	if r.s.Loop == nil {
+	if r.s.Loop == nil { // a loop receives for itself
+		st, _ := r.q.Stats()
 		for _, c := range r.slots {
 			if !c.busy && (st.Visible > 0 || drawn && st.InFlight > 0 && r.s.Faults[Duplicate] > 0) {
 				acts = append(acts, action{kind: actReceive, c: c})
