@@ -126,7 +126,10 @@
 // starter has parked, and one that waits outside the kit for another
 // (a channel, a WaitGroup, a real timer) waits for ever; after 30 seconds
 // of real time with no kit call the kit says so on standard error and
-// fails the run. The kit fails a run whose consumer calls it from a
+// fails the run. A kit call made while the goroutine holds
+// runtime.LockOSThread stops the program there (the runtime does not
+// switch coroutines of a locked thread): such consumers need
+// [Scenario.Test]. The kit fails a run whose consumer calls it from a
 // goroutine it did not start. Either way consumer code must be
 // deterministic given the schedule: no map-order or wall-clock decisions
 // that change what it does.
