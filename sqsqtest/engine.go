@@ -98,14 +98,15 @@ type sched struct {
 	arrived []*call
 	arrival chan struct{}
 
-	// Outside a bubble: the thread running (resumed by the scheduler),
-	// threads spawned but not started, and the parks so far, for the
-	// goroutine check.
+	// Outside a bubble (thread.go): the thread running, resumed by the
+	// scheduler; threads spawned but not started; threads whose fn has
+	// ended, for the next spawn; the run's parks, for the goroutine check
+	// and, read by another goroutine, for drive's watchdog.
 	cur    *thread
 	fresh  []*thread
-	idle   []*thread // threads whose fn has ended, for the next spawn
+	idle   []*thread
 	checks uint64
-	parks  atomic.Uint64 // for drive's watchdog
+	parks  atomic.Uint64
 
 	mu      sync.Mutex
 	failure error // a rule a consumer broke; ends the run

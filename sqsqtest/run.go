@@ -130,8 +130,8 @@ func (s Scenario) Run(src Source) *Outcome {
 }
 
 // play starts the consumers, plays the drawn steps, settles and ends the
-// run; it reports whether the run settled. Outside a bubble it runs on a
-// goroutine of its own (see sched.drive).
+// run; it reports whether the run settled. Outside a bubble sched.drive
+// runs it, under a watchdog.
 func (r *run) play() bool {
 	for i := 0; i < r.s.Consumers; i++ {
 		r.slots = append(r.slots, r.newConsumer(i, 1))
