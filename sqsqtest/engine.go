@@ -102,11 +102,10 @@ type sched struct {
 	// scheduler; threads spawned but not started; threads whose fn has
 	// ended, for the next spawn; the run's parks, for the goroutine check
 	// and, read by another goroutine, for drive's watchdog.
-	cur    *thread
-	fresh  []*thread
-	idle   []*thread
-	checks uint64
-	parks  atomic.Uint64
+	cur   *thread
+	fresh []*thread
+	idle  []*thread
+	parks atomic.Uint64
 
 	mu      sync.Mutex
 	failure error // a rule a consumer broke; ends the run
@@ -216,10 +215,9 @@ func (s *sched) park(cl *call) bool {
 	// caught at once; one that slips through makes its thread's own next
 	// call such a second one, or its end a panic of iter.Pull's, so the run
 	// fails either way, only with a less clear message.
-	s.checks++
-	s.parks.Add(1)
+	first := s.parks.Add(1) == 1
 	t := s.cur
-	if t == nil || t.cl != nil || (s.checks == 1 || sampledParks.Add(1)%32 == 0) && !kitGoroutine() {
+	if t == nil || t.cl != nil || (first || sampledParks.Add(1)%32 == 0) && !kitGoroutine() {
 		s.fail(fmt.Errorf("sqsqtest: %s called the kit (%s) from a goroutine the kit did not start; "+
 			"run the scenario with Scenario.Test (testing/synctest, Go 1.25+), or start it with env.Go", c.name, cl.text))
 		c.crashed.Store(true)
