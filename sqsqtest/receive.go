@@ -39,7 +39,7 @@ func (r *run) receive(c *consumer) {
 		r.logf("receive by %s: %s%s", c.name, errText(err), notes)
 		return
 	case len(msgs) == 0:
-		r.logf("receive by %s: empty%s", c.name, notes)
+		r.log("receive by " + c.name + ": empty" + notes)
 		return
 	}
 	batch := make([]Msg, len(msgs))
@@ -48,7 +48,7 @@ func (r *run) receive(c *consumer) {
 		batch[i] = r.msg(m)
 		ls = append(ls, batch[i].Label)
 	}
-	r.logf("receive(%s) by %s%s", strings.Join(ls, ","), c.name, notes)
+	r.log("receive(" + strings.Join(ls, ",") + ") by " + c.name + notes)
 	for _, m := range batch {
 		r.ledger.Deliveries[m.Label]++
 		for _, o := range r.slots {
@@ -99,7 +99,7 @@ func (r *run) handleEach(ctx context.Context, c *consumer, batch []Msg) error {
 			stopped[m.GroupId] = m.Label
 			continue
 		}
-		r.sch.note(c, fmt.Sprintf("%s done with %s", c.name, m.Label))
+		r.sch.note(c, c.name+" done with "+m.Label)
 	}
 	return nil
 }

@@ -91,7 +91,7 @@ func (s Scenario) Run(src Source) *Outcome {
 	}()
 	r.pol = NewPolicy(src, s.Faults)
 	n := 0
-	ids := func() string { n++; return fmt.Sprintf("00000000-0000-4000-8000-%012d", n) }
+	ids := func() string { n++; return messageID(n) }
 	var clk clock.Clock
 	if bubble {
 		clk = clock.New() // the bubble's time
@@ -127,6 +127,17 @@ func (s Scenario) Run(src Source) *Outcome {
 		}
 	}
 	return out
+}
+
+// messageID is the run's n-th MessageId, 00000000-0000-4000-8000-%012d,
+// made without fmt: a run makes one for every send and redrive.
+func messageID(n int) string {
+	b := []byte("00000000-0000-4000-8000-000000000000")
+	for i := len(b) - 1; n > 0 && b[i] != '-'; i-- {
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b)
 }
 
 // play starts the consumers, plays the drawn steps, settles and ends the

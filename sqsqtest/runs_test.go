@@ -2,6 +2,7 @@ package sqsqtest
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -100,5 +101,14 @@ func TestTestPlainPlaysRuns(t *testing.T) {
 	counted(&n).TestPlain(t)
 	if got, want := int(n.Load()), wantRuns(); got != want {
 		t.Errorf("played %d runs, want %d (Runs() = %d)", got, want, Runs())
+	}
+}
+
+func TestMessageID(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{1, 9, 10, 123, 999999999999} {
+		if got, want := messageID(n), fmt.Sprintf("00000000-0000-4000-8000-%012d", n); got != want {
+			t.Errorf("messageID(%d) = %s, want %s", n, got, want)
+		}
 	}
 }
