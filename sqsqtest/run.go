@@ -111,7 +111,13 @@ func (s Scenario) Run(src Source) *Outcome {
 	} else {
 		r.sch.drive(s.spare, func() { settled = r.play() })
 	}
-	out := &Outcome{Timeline: r.tl, Steps: r.steps, Ledger: r.ledger, History: r.rec, Legend: r.legend()}
+	out := &Outcome{Timeline: r.tl, Steps: r.steps, Ledger: r.ledger, History: r.rec}
+	// A loop drops the outcomes of the runs that pass (see spares).
+	defer func() {
+		if out.Err != nil || s.spare == nil {
+			out.Legend = r.legend()
+		}
+	}()
 	if err := r.sch.failed(); err != nil {
 		out.Err = err
 		return out
