@@ -43,7 +43,7 @@ func (r *run) receive(c *consumer) {
 		return
 	}
 	batch := make([]Msg, len(msgs))
-	var ls []string
+	ls := make([]string, 0, len(msgs))
 	for i, m := range msgs {
 		batch[i] = r.msg(m)
 		ls = append(ls, batch[i].Label)
@@ -81,21 +81,24 @@ var (
 // of the batch, as an ordered consumer must: those messages stay in flight
 // and come back after the failed one.
 func (r *run) handleEach(ctx context.Context, c *consumer, batch []Msg) error {
-	stopped := map[string]string{}
+	var stopped map[string]string // group → the label it stopped at
 	for i := range batch {
-		m := batch[i]
+		m := &batch[i] // nothing changes batch: c.current may point into it
 		if first, ok := stopped[m.GroupId]; ok && r.s.FIFO {
 			r.sch.note(c, fmt.Sprintf("%s leaves %s in flight: group %s stopped at %s", c.name, m.Label, m.GroupId, first))
 			continue
 		}
-		c.current.Store(&m)
-		err := c.handler(ctx, m)
+		c.current.Store(m)
+		err := c.handler(ctx, *m)
 		c.current.Store(nil)
 		if c.crashed.Load() {
 			return ErrCrashed
 		}
 		if err != nil {
 			r.sch.note(c, fmt.Sprintf("%s failed on %s: %v", c.name, m.Label, err))
+			if stopped == nil {
+				stopped = map[string]string{}
+			}
 			stopped[m.GroupId] = m.Label
 			continue
 		}
