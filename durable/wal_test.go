@@ -424,11 +424,7 @@ func TestLogBodyOnce(t *testing.T) {
 	}
 	sizes := []int64{}
 	for _, f := range frames {
-		before := w.size
-		if err := w.append(f, 1); err != nil {
-			t.Fatal(err)
-		}
-		sizes = append(sizes, w.size-before)
+		sizes = append(sizes, appended(t, w, f))
 	}
 	// Whole bodies: one, one (b), one (c), one (b again).
 	for i, n := range sizes {
@@ -457,11 +453,8 @@ func TestLogBodyOnce(t *testing.T) {
 	if err := w.reset(); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.append([]state.Change{put(1, body('c'), 3)}, 1); err != nil {
-		t.Fatal(err)
-	}
-	if w.size-walHeader < 1024 {
-		t.Errorf("the first record after the cut took %d bytes; want its body", w.size-walHeader)
+	if n := appended(t, w, []state.Change{put(1, body('c'), 3)}); n < 1024 {
+		t.Errorf("the first record after the cut took %d bytes; want its body", n)
 	}
 }
 
@@ -482,12 +475,8 @@ func TestLogBodyAfterFailure(t *testing.T) {
 	}
 	ro.Close()
 	w.f = f
-	before := w.size
-	if err := w.append([]state.Change{put}, 1); err != nil {
-		t.Fatal(err)
-	}
-	if w.size-before < 1024 {
-		t.Errorf("the record after a failed frame took %d bytes; want its body", w.size-before)
+	if n := appended(t, w, []state.Change{put}); n < 1024 {
+		t.Errorf("the record after a failed frame took %d bytes; want its body", n)
 	}
 }
 
@@ -541,4 +530,14 @@ func TestLogFormat2(t *testing.T) {
 	if b, _ := os.ReadFile(path); !bytes.HasPrefix(b, walMagic) {
 		t.Errorf("after the cut the log begins %q; want this format's header", b[:min(len(b), 12)])
 	}
+}
+
+// appended appends one frame of changes to w and returns the bytes it took.
+func appended(t *testing.T, w *wal, changes []state.Change) int64 {
+	t.Helper()
+	before := w.size
+	if err := w.append(changes, 1); err != nil {
+		t.Fatal(err)
+	}
+	return w.size - before
 }

@@ -2,11 +2,9 @@ package sqsqtest
 
 import (
 	"context"
-	"io"
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 )
 
 // Outside a bubble the engine's threads are coroutines the scheduler
@@ -65,30 +63,6 @@ func TestFencedThreadEnds(t *testing.T) {
 	}
 	if crashed == 0 {
 		t.Fatal("no run of 20 crashed a consumer")
-	}
-}
-
-// A thread blocked outside the kit fails the run once the watchdog has
-// waited for it; the run ends when the thread returns.
-func TestWatchdogFailsABlockedRun(t *testing.T) {
-	defer func(d time.Duration, w io.Writer) { watchdog, watchdogOut = d, w }(watchdog, watchdogOut)
-	var said strings.Builder
-	watchdog, watchdogOut = 20*time.Millisecond, &said
-	s := Scenario{Messages: []string{"a"},
-		Consumer: func(env *Env) Handler {
-			q := env.Queue()
-			return func(ctx context.Context, m Msg) error {
-				time.Sleep(200 * time.Millisecond) // a real timer: blocked outside the kit
-				return q.Delete(ctx, m.ReceiptHandle)
-			}
-		},
-	}
-	o := s.Run(Lucky())
-	if o.Err == nil || !strings.Contains(o.Err.Error(), "neither called the kit nor returned") {
-		t.Fatalf("Err = %v, want the watchdog's", o.Err)
-	}
-	if !strings.Contains(said.String(), "The run fails if it ever returns") {
-		t.Errorf("the watchdog said %q", said.String())
 	}
 }
 

@@ -74,6 +74,10 @@ type threadEnd struct {
 	panic string // a panic of the consumer's code, with its stack
 }
 
+// panicText is a recovered panic of a thread, with the stack it was
+// recovered on.
+func panicText(v any) string { return fmt.Sprintf("%v\n%s", v, debug.Stack()) }
+
 // enabled reports whether the call may go at now.
 func (cl *call) enabled(now time.Time, version uint64) bool {
 	if cl.receive && cl.idleAt == version && cl.idleAt != 0 {
@@ -171,7 +175,7 @@ func (s *sched) spawn(c *consumer, fn func() error) {
 		go func() {
 			defer func() {
 				if v := recover(); v != nil {
-					end.panic = fmt.Sprintf("%v\n%s", v, debug.Stack())
+					end.panic = panicText(v)
 				}
 				s.push(&call{c: c, end: end})
 			}()
@@ -247,10 +251,10 @@ func (s *sched) quiesce(got []*call) []*call {
 	if s.bubble {
 		bubbleWait()
 	}
-	for i := 0; i < len(s.fresh); i++ {
+	for i := 0; i < len(s.fresh); i++ { // a thread may spawn more
 		s.resume(s.fresh[i])
-		s.fresh[i] = nil
 	}
+	clear(s.fresh)
 	s.fresh = s.fresh[:0]
 	// Pushed under one lock, in order of seq: already sorted.
 	return s.take(got)

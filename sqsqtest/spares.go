@@ -27,15 +27,13 @@ func (s Scenario) reuse() Scenario {
 
 // stop ends the idle threads.
 func (p *spares) stop() {
-	for _, t := range p.idle {
-		t.stop()
-	}
+	stopThreads(p.idle)
 	p.idle = nil
 }
 
 // books are the maps of a run's bookkeeping that nothing returned from
 // the run holds: a loop's runs (see Seeds) use one set in turn, cleared,
-// rather than grow nine maps afresh each.
+// rather than grow eight maps afresh each.
 type books struct {
 	labels    map[string]string      // body → label
 	handles   map[string]string      // receipt handle → label

@@ -7,7 +7,6 @@ import (
 	"iter"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -100,7 +99,7 @@ func (t *thread) run() {
 	defer func() {
 		if v := recover(); v != nil {
 			if v != errFenced {
-				t.end.panic = fmt.Sprintf("%v\n%s", v, debug.Stack())
+				t.end.panic = panicText(v)
 			}
 		} else if !returned {
 			// runtime.Goexit, which the coroutine would pass on to the
@@ -113,18 +112,11 @@ func (t *thread) run() {
 	returned = true
 }
 
-// stopIdle ends the run's idle threads, or hands them to spare for the
-// next run of its loop.
-func (s *sched) stopIdle(spare *spares) {
-	if spare != nil {
-		spare.idle = append(spare.idle, s.idle...)
-	} else {
-		for _, t := range s.idle {
-			t.stop()
-		}
+// stopThreads ends idle threads: their bodies return.
+func stopThreads(ts []*thread) {
+	for _, t := range ts {
+		t.stop()
 	}
-	clear(s.idle)
-	s.idle = s.idle[:0]
 }
 
 // watchdog is how long, outside a bubble, a run waits in real time for a
@@ -144,10 +136,11 @@ var watchdogOut io.Writer = os.Stderr
 // test goes on if the thread ever returns, and hangs until go test's
 // -timeout if not.
 func (s *sched) drive(spare *spares, play func()) {
-	if spare != nil {
-		s.idle = append(s.idle, spare.idle...)
-		clear(spare.idle)
-		spare.idle = spare.idle[:0]
+	if spare != nil { // the run's idle threads are the loop's, and go back to it
+		s.idle, spare.idle = spare.idle, nil
+		defer func() { spare.idle, s.idle = s.idle, nil }()
+	} else {
+		defer func() { stopThreads(s.idle) }()
 	}
 	wait, out := watchdog, watchdogOut
 	seen := s.parks.Load()
@@ -178,7 +171,6 @@ func (s *sched) drive(spare *spares, play func()) {
 		mu.Unlock()
 	}()
 	play()
-	s.stopIdle(spare)
 }
 
 // threadRoot is the entry of the function at the root of every thread
