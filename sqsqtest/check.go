@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -98,7 +99,9 @@ func drawsShown() bool { return flagValue(drawsFlag) == "true" }
 // plays as many schedules as rapid's -rapid.checks (100 by default);
 // [Scenario.TestPlain] and [Scenario.Test] play [Runs] of them. A failure
 // logs the legend and the schedule, then fails with the broken invariant,
-// so rapid's report shows the schedule once. Rapid's log of every draw
+// so rapid's report shows the schedule once. The schedule is rapid's
+// shrunk one, shrunk again by steps (see [Scenario.Shrink]); the log says
+// when that made it shorter. Rapid's log of every draw
 // ("[rapid] draw action: 2") is folded into one line unless the test runs
 // with -sqsqtest.draws.
 func (s Scenario) Check(t *rapid.T) {
@@ -112,21 +115,49 @@ func (s Scenario) Check(t *rapid.T) {
 func (s Scenario) check(t *rapid.T, run func(Source) *Outcome) {
 	t.Helper()
 	var o *Outcome
+	var tp *tape
 	if drawsShown() {
-		o = run(Rapid(t))
+		tp = &tape{src: Rapid(t)}
+		o = run(tp)
 	} else {
 		// Draws inside a custom generator are not logged; the generator's
 		// value is, once, as its GoString.
 		o = rapid.Custom(func(t *rapid.T) schedule {
 			src := &counting{src: Rapid(t)}
-			return schedule{o: run(src), draws: src.n}
+			tp = &tape{src: src}
+			return schedule{o: run(tp), draws: src.n}
 		}).Draw(t, "schedule").o
 	}
 	if o.Err != nil {
+		// Only the run rapid reports is worth shrinking by steps: the
+		// failing runs of rapid's own shrinking are many.
+		if reported(t) {
+			if short, runs := shrinkSteps(run, tp.sc, o); short != o {
+				t.Logf("sqsqtest: shrank rapid's schedule of %d steps to %d by dropping steps (%d runs; rapid replays the longer one, and the kit shrinks it again)",
+					o.Steps, short.Steps, runs)
+				o = short
+			}
+		}
 		t.Logf("%s", o.details())
 		t.Fatalf("%s", o.headline())
 	}
 	o.recycle()
+}
+
+// reported reports whether rapid shows t's log: the run it reports, not
+// one of its search or shrinking (nor the one it replays to write its fail
+// file, which the kit leaves unshrunk by steps: the report is what
+// matters, and a replay of the file shrinks again). rapid.T does not say
+// so; its unexported field does, and if a later rapid renames it the kit
+// reports rapid's schedule unshrunk (TestReportedRunIsRapidsLast fails
+// then).
+func reported(t *rapid.T) bool {
+	v := reflect.ValueOf(t)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return false
+	}
+	f := v.Elem().FieldByName("tbLog")
+	return f.IsValid() && f.Kind() == reflect.Bool && f.Bool()
 }
 
 // schedule is one run drawn by rapid, as rapid's log prints it.
@@ -306,8 +337,9 @@ func (f Finding) String() string {
 // Find plays the schedules of seeds first, first+1, … until one breaks an
 // invariant (at most maxRuns), then shrinks its draws — dropping chunks,
 // moving values towards 0 — to the shortest schedule that still fails, as
-// rapid would, but with no *testing.T, so programs and benchmarks can
-// measure how fast a bug is found. Shrinking is greedy and can stop at a
+// rapid would, and then by steps, as [Scenario.Shrink] does, but with no
+// *testing.T, so programs and benchmarks can measure how fast a bug is
+// found. Shrinking is greedy and can stop at a
 // local minimum, so Find also shrinks the next few failing seeds and keeps
 // the shortest result.
 func (s Scenario) Find(first uint64, maxRuns int) Finding {
@@ -331,6 +363,8 @@ func (s Scenario) Find(first uint64, maxRuns int) Finding {
 		}
 		shrunk, runs := s.shrink(rec.seq, o)
 		f.ShrinkRuns += runs
+		shrunk, runs = s.shrinkFound(shrunk)
+		f.ShrinkRuns += runs
 		if f.Shrunk == nil || shrunk.Steps < f.Shrunk.Steps ||
 			shrunk.Steps == f.Shrunk.Steps && len(shrunk.Timeline) < len(f.Shrunk.Timeline) {
 			f.Shrunk = shrunk
@@ -339,9 +373,11 @@ func (s Scenario) Find(first uint64, maxRuns int) Finding {
 	return f
 }
 
-// shrink minimises a failing choice sequence.
+// shrink minimises a failing choice sequence. The outcome it returns
+// carries its draws (see Outcome.draws).
 func (s Scenario) shrink(seq []int, o *Outcome) (*Outcome, int) {
 	runs := 0
+	o.draws = seq
 	try := func(cand []int) ([]int, *Outcome, bool) {
 		runs++
 		pos := 0
@@ -350,7 +386,8 @@ func (s Scenario) shrink(seq []int, o *Outcome) (*Outcome, int) {
 			out.recycle()
 			return nil, nil, false
 		}
-		return cand[:min(pos, len(cand))], out, true
+		out.draws = cand[:min(pos, len(cand))]
+		return out.draws, out, true
 	}
 	const budget = 600
 	for improved := true; improved && runs < budget; {

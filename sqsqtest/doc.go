@@ -112,7 +112,12 @@
 // is virtual: it moves only in drawn advances and idle gaps, never past a
 // consumer's [Env.Sleep] or [Env.Work]; message ids are counters. Every
 // decision comes from a [Source] and its lucky value is 0, so shrinking
-// towards 0 removes faults, crashes, gaps and steps.
+// towards 0 removes faults, crashes, gaps and steps. A drawn action is an
+// index into the actions possible at that step, so rapid, dropping one
+// step, changes what the later ones mean; before it reports a failure the
+// kit shrinks the schedule again by steps ([Scenario.Shrink]), dropping
+// the messages and consumers, with all their steps, that the failure
+// does not need.
 //
 // To know when every goroutine is parked the kit needs to see them.
 // [Scenario.Test] runs the schedules inside a testing/synctest bubble (Go

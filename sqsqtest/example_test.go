@@ -52,6 +52,49 @@ func ExampleScenario_Find() {
 
 // A Recorder keeps each message's history: the send, every receive with its
 // handle, visibility changes and the delete.
+// Shrink shortens a failing schedule by steps: here the seeded run sends
+// and handles three orders before the crash that charges one twice; the
+// shrunk one keeps only what the double charge needs.
+func ExampleScenario_Shrink() {
+	s := sqsqtest.Scenario{
+		Messages: []string{"order-1", "order-2", "order-3"},
+		Crash:    20,
+		Consumer: func(env *sqsqtest.Env) sqsqtest.Handler {
+			q := env.Queue()
+			return func(ctx context.Context, m sqsqtest.Msg) error {
+				if err := env.Commit("charge", func(tx *sqsqtest.Tx) error {
+					tx.Effect("charge:" + m.Body)
+					return nil
+				}); err != nil {
+					return err
+				}
+				return q.Delete(ctx, m.ReceiptHandle)
+			}
+		},
+		Invariants: []sqsqtest.Invariant{sqsqtest.EffectOnce(func(b string) string { return "charge:" + b })},
+	}
+	first := s.Run(sqsqtest.Seed(1))
+	short := s.Shrink(sqsqtest.Seed(1))
+	fmt.Printf("%d steps shrink to %d\n", first.Steps, short.Steps)
+	fmt.Println(short)
+	// Output:
+	// 22 steps shrink to 4
+	// invariant failed: every message's effect committed exactly once: A (charge:order-1) committed 2 times
+	// messages: A = "order-1" (…1); B = "order-2" (…2); C = "order-3" (…3)
+	// schedule (4 steps):
+	//   t=0s send(A)
+	// → t=0s receive(A) by c2
+	// → t=0s c2 charge(A): charge:order-1
+	// → t=0s c2 crashed before delete(A)
+	// → t=0s settle: faults and crashes off
+	// → t=0s … 10 events of B, C (send, receive, charge, delete, done)
+	// → t=30s visibility expired(A)
+	// → t=30s receive(A) by c1
+	// → t=30s c1 charge(A): charge:order-1
+	// → t=30s c1 delete(A)
+	// → t=30s c1 done with A
+}
+
 func ExampleRecorder() {
 	ctx := context.Background()
 	clk := clock.NewMock()

@@ -157,14 +157,27 @@ func (r *run) play() bool {
 
 	for r.steps < r.s.Steps && r.sch.failed() == nil {
 		acts := r.enabled(true)
-		// Draw 0 ends the schedule (1 in 20 with a PRNG), so a shrinker's
-		// trailing zeros cut the schedule short and settle does the rest.
-		if len(acts) == 0 || r.src.Draw("go on", 20) == 0 {
+		if len(acts) == 0 {
 			break
 		}
-		a := acts[r.src.Draw("action", len(acts))]
+		var i int
+		if st, ok := r.src.(stepper); ok {
+			if i = st.next(acts); i < 0 {
+				break
+			}
+		} else {
+			// Draw 0 ends the schedule (1 in 20 with a PRNG), so a shrinker's
+			// trailing zeros cut the schedule short and settle does the rest.
+			if r.src.Draw("go on", 20) == 0 {
+				break
+			}
+			i = r.src.Draw("action", len(acts))
+		}
 		r.steps++
-		r.do(a, true)
+		r.do(acts[i], true)
+	}
+	if st, ok := r.src.(stepper); ok {
+		st.end()
 	}
 	r.pol.SetEnabled(false)
 	r.settling = true

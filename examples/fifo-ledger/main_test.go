@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 
 // maxShrunkSteps bounds the drawn steps of a shrunk failing schedule: the
 // sends, a receive, a failed post, a goroutine's post going first.
-const maxShrunkSteps = 10
+const maxShrunkSteps = 8
 
 // TestOutput runs the program and compares its output with the golden file:
 // with as many schedules as main under SQSQ_LONG=1 (SQSQ_LONG=1 go test

@@ -35,7 +35,7 @@ var inBubble func(t *testing.T, f func())
 // double charge needs a send, a delivery, the charge and one mishap (a crash
 // before the delete, a failed delete, a duplicate delivery); a redrive
 // needs a few more to push the message to the dead-letter queue.
-const maxShrunkSteps = 12
+const maxShrunkSteps = 8
 
 // TestOutput runs the program and compares its output with the golden file:
 // with as many schedules as main under SQSQ_LONG=1 (SQSQ_LONG=1 go test

@@ -96,20 +96,60 @@ func rapidSearch(t *testing.T, s sqsqtest.Scenario, seed uint64, limit int, play
 		}
 	}
 	calls, steps := 0, -1
+	var last []int
 	start := time.Now()
 	rapid.Check(&quietTB{TB: t}, func(rt *rapid.T) {
 		calls++
 		var o *sqsqtest.Outcome
-		play(func() { o = s.Run(sqsqtest.Rapid(rt)) })
+		rec := &recording{src: sqsqtest.Rapid(rt)}
+		play(func() { o = s.Run(rec) })
 		if o.Err != nil {
 			if runs == 0 {
 				runs, wall = calls, time.Since(start)
 			}
-			steps = o.Steps // the last failing run is rapid's shrunk one
+			last = rec.draws // the last failing run is rapid's shrunk one
 			rt.Fatalf("%v", o.Err)
 		}
 	})
+	if last != nil {
+		// What the kit reports: rapid's schedule, shrunk by steps.
+		var o *sqsqtest.Outcome
+		play(func() { o = s.Shrink(&replaying{draws: last}) })
+		steps = o.Steps
+	}
 	return runs, wall, steps
+}
+
+// recording records the draws of a source.
+type recording struct {
+	src   sqsqtest.Source
+	mu    sync.Mutex
+	draws []int
+}
+
+func (r *recording) Draw(label string, n int) int {
+	v := r.src.Draw(label, n)
+	r.mu.Lock()
+	r.draws = append(r.draws, v)
+	r.mu.Unlock()
+	return v
+}
+
+// replaying draws recorded draws again, then 0.
+type replaying struct {
+	mu    sync.Mutex
+	draws []int
+}
+
+func (r *replaying) Draw(label string, n int) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.draws) == 0 {
+		return 0
+	}
+	v := r.draws[0]
+	r.draws = r.draws[1:]
+	return max(min(v, n-1), 0)
 }
 
 // quietTB keeps rapid's report of a failure out of the test's.
