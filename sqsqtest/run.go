@@ -73,7 +73,7 @@ func (s Scenario) Run(src Source) *Outcome {
 		}
 	}()
 	s.defaults()
-	bubble := inBubble()
+	bubble := s.spare.inBubble()
 	r := &run{
 		s: &s, src: src, sch: newSched(bubble), ledger: newLedger(), rec: NewRecorder(),
 		books: s.spare.books(), sentBy: map[string][]string{},

@@ -14,6 +14,22 @@ import (
 type spares struct {
 	idle       []*thread
 	spareBooks *books // the last run's (see books)
+	bubble     int8   // 0 not known yet, 1 outside a bubble, 2 inside one
+}
+
+// inBubble is inBubble, asked once per loop: its recovered panic was a
+// fiftieth of a short run, and a loop's runs all play on one goroutine.
+func (p *spares) inBubble() bool {
+	if p == nil {
+		return inBubble()
+	}
+	if p.bubble == 0 {
+		p.bubble = 1
+		if inBubble() {
+			p.bubble = 2
+		}
+	}
+	return p.bubble == 2
 }
 
 // reuse gives s spares for the runs of a loop; use it as

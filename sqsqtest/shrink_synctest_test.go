@@ -1,0 +1,51 @@
+//go:build go1.25
+
+package sqsqtest
+
+import (
+	"strings"
+	"testing"
+	"testing/synctest"
+
+	"pgregory.net/rapid"
+)
+
+// Inside bubbles, as Scenario.Test plays them, the step shrinker plays
+// each of its runs in a bubble of its own, and reports the same schedule
+// as without one.
+//
+// Not parallel: it sets rapid's flags.
+func TestStepShrinkInBubbles(t *testing.T) {
+	t.Chdir(t.TempDir())
+	setFlag(t, "rapid.seed", 1)
+	s := chargeThenDelete("a", "b", "c")
+	inBubbles := func(src Source) *Outcome {
+		var o *Outcome
+		var stop any
+		synctest.Test(t, func(*testing.T) {
+			defer func() { stop = recover() }()
+			o = s.Run(src)
+		})
+		if stop != nil {
+			panic(stop)
+		}
+		return o
+	}
+	report := func(run func(Source) *Outcome) string {
+		tb := &fakeTB{}
+		rapidCheck(&rapidTB{TB: tb}, func(t *rapid.T) { s.check(t, run) })
+		out := strings.Join(tb.lines, "\n")
+		if !tb.failed {
+			t.Fatalf("no failure:\n%s", out)
+		}
+		i := strings.Index(out, "sqsqtest: shrank")
+		if i < 0 {
+			t.Fatalf("rapid's schedule was not shrunk by steps:\n%s", out)
+		}
+		return out[i:]
+	}
+	plain, bubbled := report(s.Run), report(inBubbles)
+	if plain != bubbled {
+		t.Errorf("in bubbles:\n%s\nwithout:\n%s", bubbled, plain)
+	}
+}
