@@ -149,7 +149,7 @@ func (r *run) process() {
 	// The oldest message's age changes only with the messages or the clock.
 	if now := r.now(); len(evs) > 0 || !now.Equal(r.agedAt) {
 		r.agedAt = now
-		if s, err := r.q.Stats(); err == nil && s.OldestAge > r.ledger.OldestAge {
+		if s := r.stats(r.q, &r.qStats); s.OldestAge > r.ledger.OldestAge {
 			r.ledger.OldestAge = s.OldestAge
 		}
 	}
@@ -179,3 +179,32 @@ func shortIDs(ids []string) []string {
 }
 
 func joinLegend(l []string) string { return strings.Join(l, "; ") }
+
+// statsMemo is a queue's Stats as the kit last read them, and when.
+type statsMemo struct {
+	st    sqsq.Stats
+	ok    bool
+	acted uint64
+	at    time.Time
+}
+
+// stats returns q's Stats (q is r.q or r.dlq, m its memo), read again only
+// when something may have changed them: an action began or the clock
+// moved. The queues change only inside an action (a granted kit call, the
+// kit's send or redrive), and within one only before the kit reads them:
+// a call goes on only when granted, and an action grants before it takes
+// in what happened (see absorb). The kit read the same numbers two or
+// three times a step, at a queue lock each. An error (the queue deleted)
+// reads as empty stats.
+func (r *run) stats(q *sqsq.Queue, m *statsMemo) sqsq.Stats {
+	now := r.now()
+	if m.ok && m.acted == r.acted && m.at.Equal(now) {
+		return m.st
+	}
+	st, err := q.Stats()
+	if err != nil {
+		st = sqsq.Stats{}
+	}
+	*m = statsMemo{st: st, ok: true, acted: r.acted, at: now}
+	return st
+}

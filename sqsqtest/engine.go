@@ -111,8 +111,9 @@ type sched struct {
 	idle  []*thread
 	parks atomic.Uint64
 
-	mu      sync.Mutex
-	failure error // a rule a consumer broke; ends the run
+	// failure is a rule a consumer broke; it ends the run. Atomic: the
+	// scheduler reads it every step, and the watchdog may set it.
+	failure atomic.Pointer[error]
 }
 
 // sampledParks counts the parks of every run outside a bubble that were
@@ -152,18 +153,13 @@ func (s *sched) take(got []*call) []*call {
 	return got
 }
 
-func (s *sched) fail(err error) {
-	s.mu.Lock()
-	if s.failure == nil {
-		s.failure = err
-	}
-	s.mu.Unlock()
-}
+func (s *sched) fail(err error) { s.failure.CompareAndSwap(nil, &err) }
 
 func (s *sched) failed() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.failure
+	if p := s.failure.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // spawn starts fn as a thread of consumer c: a goroutine in a bubble, a

@@ -53,6 +53,9 @@ type run struct {
 	seen   int       // the recorder's events process has applied
 	agedAt time.Time // when process last read the oldest message's age
 
+	acted          uint64    // actions begun (see stats)
+	qStats, dStats statsMemo // r.q's and r.dlq's
+
 	invocations int // a Lambda's invocations, for their request ids
 }
 

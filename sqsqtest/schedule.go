@@ -36,7 +36,7 @@ func (r *run) enabled(drawn bool) []action {
 	}
 	now := r.now()
 	if r.s.Loop == nil { // a loop receives for itself
-		st, _ := r.q.Stats()
+		st := r.stats(r.q, &r.qStats)
 		for _, c := range r.slots {
 			if !c.busy && (st.Visible > 0 || drawn && st.InFlight > 0 && r.s.Faults[Duplicate] > 0) {
 				acts = append(acts, action{kind: actReceive, c: c})
@@ -64,7 +64,7 @@ func (r *run) enabled(drawn bool) []action {
 		acts = append(acts, action{kind: actGap})
 	}
 	if r.dlq != nil && (r.s.Redrive || !drawn) {
-		if ds, _ := r.dlq.Stats(); ds.Visible > 0 && !r.moving() {
+		if ds := r.stats(r.dlq, &r.dStats); ds.Visible > 0 && !r.moving() {
 			acts = append(acts, action{kind: actRedrive})
 		}
 	}
@@ -125,6 +125,7 @@ func (r *run) earliestWake() (time.Time, bool) {
 }
 
 func (r *run) do(a action, drawn bool) {
+	r.acted++
 	switch a.kind {
 	case actSend:
 		r.send()

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/sqsq/sqsq"
 )
 
 // settle runs the world to quiescence without faults, crashes or
@@ -128,11 +126,11 @@ func (r *run) quiet() bool {
 	if r.sent < len(r.s.Messages) {
 		return false
 	}
-	for _, q := range []*sqsq.Queue{r.q, r.dlq} {
-		if q == nil {
-			continue
-		}
-		if st, _ := q.Stats(); st.Visible+st.InFlight+st.Delayed > 0 {
+	if st := r.stats(r.q, &r.qStats); st.Visible+st.InFlight+st.Delayed > 0 {
+		return false
+	}
+	if r.dlq != nil {
+		if st := r.stats(r.dlq, &r.dStats); st.Visible+st.InFlight+st.Delayed > 0 {
 			return false
 		}
 	}
