@@ -11,9 +11,10 @@ import (
 // the sends and handling of a message the failure does not need. The
 // kit's own shrinker works on steps instead: it records what each step
 // did (send, c1 receives, c2's delete(A), the clock moves) and replays a
-// shortened list by those keys, skipping a step that is not possible any
-// more. Check, Test and TestPlain run it on rapid's shrunk schedule before
-// they report it; Find runs it after its draw shrinker.
+// shortened list by those keys, playing a step that is not possible when
+// its turn comes as soon as it is. Check, Test and TestPlain run it on
+// rapid's shrunk schedule before they report it; Find runs it after its
+// draw shrinker (Scenario.shrink).
 
 // stepKey is what a step did, as the shrinker replays it: the action's
 // kind, the consumer slot it concerns (-1 for none) and a parked call's
@@ -259,10 +260,12 @@ func failureKind(err error) string {
 const stepBudget = 1500
 
 // shrinkSteps shortens the failing run o, whose schedule is sc, by steps:
-// it drops runs of steps (8, 4, 2, 1), pairs of steps apart, and moves
-// each draw within a step towards 0, keeping a change when the run still
-// fails the same way and costs less (see script.cost). play plays one
-// run. It returns the cheapest failing run and how many runs it played.
+// it drops each consumer's steps at once (alone, with one more step, and
+// with the clock moved on at the end), runs of steps (8, 4, 2, 1) and
+// pairs of steps apart, and moves each draw within a step towards 0,
+// keeping a change when the run still fails the same way and costs less
+// (see script.cost). play plays one run. It returns the cheapest failing
+// run and how many runs it played.
 func shrinkSteps(play func(Source) *Outcome, sc script, o *Outcome) (*Outcome, int) {
 	kind := failureKind(o.Err)
 	runs := 0
@@ -309,7 +312,11 @@ func shrinkSteps(play func(Source) *Outcome, sc script, o *Outcome) (*Outcome, i
 		improved = false
 		// A consumer's steps all at once: what the other consumer does
 		// with another message is often all the failure does not need.
-		for slot := 0; slot < 64 && runs < stepBudget; slot++ {
+		slots := 0
+		for _, st := range sc.steps {
+			slots = max(slots, st.key.slot+1)
+		}
+		for slot := 0; slot < slots && runs < stepBudget; slot++ {
 			var drop []int
 			for i, st := range sc.steps {
 				if st.key.slot == slot {
@@ -419,4 +426,50 @@ func (s Scenario) Shrink(src Source) *Outcome {
 	}
 	short, _ := shrinkSteps(s.Run, tp.sc, o)
 	return short
+}
+
+// shrink minimises a failing choice sequence. The outcome it returns
+// carries its draws (see Outcome.draws).
+func (s Scenario) shrink(seq []int, o *Outcome) (*Outcome, int) {
+	runs := 0
+	o.draws = seq
+	try := func(cand []int) ([]int, *Outcome, bool) {
+		runs++
+		pos := 0
+		out := s.Run(replay{seq: cand, pos: &pos})
+		if out.Err == nil {
+			out.recycle()
+			return nil, nil, false
+		}
+		out.draws = cand[:min(pos, len(cand))]
+		return out.draws, out, true
+	}
+	const budget = 600
+	for improved := true; improved && runs < budget; {
+		improved = false
+		for k := 8; k >= 1; k /= 2 {
+			for i := 0; i+k <= len(seq) && runs < budget; {
+				cand := append(append([]int(nil), seq[:i]...), seq[i+k:]...)
+				if c, out, ok := try(cand); ok && out.Steps <= o.Steps {
+					seq, o, improved = c, out, true
+				} else {
+					i++
+				}
+			}
+		}
+		for i := 0; i < len(seq) && runs < budget; i++ {
+			for _, v := range []int{0, seq[i] / 2, seq[i] - 1} {
+				if v < 0 || v >= seq[i] {
+					continue
+				}
+				cand := append([]int(nil), seq...)
+				cand[i] = v
+				if c, out, ok := try(cand); ok && out.Steps <= o.Steps {
+					seq, o, improved = c, out, true
+					break
+				}
+			}
+		}
+	}
+	return o, runs
 }
