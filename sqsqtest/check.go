@@ -288,7 +288,8 @@ func (t *rapidTB) repeats(msg string) bool {
 // Seeds plays the schedules of seeds first, first+1, … (n of them, a fifth
 // with -short) and fails t at the first broken invariant with the seed, so
 // the run can be replayed with s.Run(sqsqtest.Seed(seed)), and the
-// timeline. It returns how many runs passed.
+// timeline, shrunk by steps as [Scenario.Shrink] does (which replays it).
+// It returns how many runs passed.
 func (s Scenario) Seeds(t Fataler, first uint64, n int) int {
 	if h, ok := t.(helperT); ok {
 		h.Helper() // here, in the function that reports: Helper marks its caller
@@ -302,6 +303,11 @@ func (s Scenario) Seeds(t Fataler, first uint64, n int) int {
 		seed := first + uint64(i)
 		o := s.Run(Seed(seed))
 		if o.Err != nil {
+			if short := s.Shrink(Seed(seed)); short.Err != nil && short.Steps < o.Steps {
+				t.Fatalf("seed %d, shrunk by steps from %d to %d (replay with scenario.Shrink(sqsqtest.Seed(%d)); scenario.Run(sqsqtest.Seed(%d)) plays it unshrunk): %v",
+					seed, o.Steps, short.Steps, seed, seed, short)
+				return i
+			}
 			t.Fatalf("seed %d (replay with scenario.Run(sqsqtest.Seed(%d))): %v", seed, seed, o)
 			return i
 		}

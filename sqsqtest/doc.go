@@ -76,7 +76,7 @@
 // -rapid.seed is set, so a shrunk schedule can differ from run to run.
 //
 // [Scenario.Seeds] plays seeded schedules instead and prints the failing
-// seed; [Scenario.Find] searches and shrinks without a *testing.T, to
+// seed, its schedule shrunk by steps ([Scenario.Shrink]); [Scenario.Find] searches and shrinks without a *testing.T, to
 // measure how fast a bug is found. The [Ledger] keeps delivery attempts,
 // effect commits, duplicate suppressions, dead-letter moves and the oldest
 // message age apart, because they are different numbers.

@@ -2,6 +2,7 @@ package sqsqtest
 
 import (
 	"flag"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -153,4 +154,30 @@ func setFlag(t *testing.T, name string, v int) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = flag.Set(name, old) })
+}
+
+// fatalf is a Fataler that keeps the message.
+type fatalf struct{ msg string }
+
+func (f *fatalf) Fatalf(format string, args ...any) { f.msg = fmt.Sprintf(format, args...) }
+
+// Seeds reports a failing seed shrunk by steps, and says how to replay
+// both the shrunk and the whole run.
+func TestSeedsReportsTheShrunkRun(t *testing.T) {
+	t.Parallel()
+	s := chargeThenDelete("a", "b", "c")
+	f := &fatalf{}
+	passed := s.Seeds(f, 1, 50)
+	if f.msg == "" {
+		t.Fatal("no failing seed in 50")
+	}
+	seed := uint64(1 + passed)
+	whole, short := s.Run(Seed(seed)), s.Shrink(Seed(seed))
+	if short.Steps >= whole.Steps {
+		t.Skipf("seed %d does not shrink by steps (%d steps)", seed, whole.Steps)
+	}
+	want := fmt.Sprintf("seed %d, shrunk by steps from %d to %d (replay with scenario.Shrink(sqsqtest.Seed(%d)); ", seed, whole.Steps, short.Steps, seed)
+	if !strings.HasPrefix(f.msg, want) || !strings.HasSuffix(f.msg, short.String()) {
+		t.Errorf("Seeds reported:\n%s\nwant it to start %q and show:\n%v", f.msg, want, short)
+	}
 }
