@@ -201,6 +201,7 @@ func (s Scenario) TestPlain(t *testing.T) {
 // run.
 func (s Scenario) checkRuns(t *testing.T, run func(Source) *Outcome) {
 	t.Helper()
+	defer relaxGC()() // Test's loop has no spares
 	n, err := runs()
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ type spares struct {
 	idle       []*thread
 	spareBooks *books // the last run's (see books)
 	bubble     int8   // 0 not known yet, 1 outside a bubble, 2 inside one
+	restoreGC  func() // see relaxGC
 }
 
 // inBubble is inBubble, asked once per loop: its recovered panic was a
@@ -37,7 +38,7 @@ func (p *spares) inBubble() bool {
 //	s = s.reuse()
 //	defer s.spare.stop()
 func (s Scenario) reuse() Scenario {
-	s.spare = &spares{}
+	s.spare = &spares{restoreGC: relaxGC()}
 	return s
 }
 
@@ -45,6 +46,7 @@ func (s Scenario) reuse() Scenario {
 func (p *spares) stop() {
 	stopThreads(p.idle)
 	p.idle = nil
+	p.restoreGC()
 }
 
 // books are the maps of a run's bookkeeping that nothing returned from
