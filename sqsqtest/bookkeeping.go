@@ -31,6 +31,10 @@ func (r *run) logCall(c *consumer, call string, err error) {
 		stale = stale || e.Kind == sqsq.EventDeleted && e.Applied && !e.Removed
 	}
 	r.process()
+	if err == nil && !stale { // most calls: one string, not two
+		r.log(c.name + " " + call + r.faultNotes())
+		return
+	}
 	text := c.name + " " + call
 	if err != nil {
 		text += ": " + errText(err)

@@ -18,25 +18,23 @@ import (
 
 // run is one play of a scenario.
 type run struct {
-	s       *Scenario
-	src     Source
-	pol     *Policy
-	sch     *sched
-	fast    *fastClock // the clock outside a bubble; nil inside one
-	start   time.Time
-	b       *sqsq.Broker
-	q, dlq  *sqsq.Queue
-	client  *awssqs.Client // made on first use by SQS
-	ctx     context.Context
-	cancel  context.CancelFunc
-	ledger  *Ledger
-	rec     *Recorder
-	slots   []*consumer // the current generation of each consumer
-	all     []*consumer // every generation, for goroutines still ending
-	calls   []*call     // parked kit calls, sorted (see sortCalls)
-	early   []*call     // arrivals that ended a clock advance early
-	arrived []*call     // absorb's list of arrivals, reused
-	acts    []action    // enabled's list, reused
+	s      *Scenario
+	src    Source
+	pol    *Policy
+	sch    *sched
+	fast   *fastClock // the clock outside a bubble; nil inside one
+	start  time.Time
+	b      *sqsq.Broker
+	q, dlq *sqsq.Queue
+	client *awssqs.Client // made on first use by SQS
+	ctx    context.Context
+	cancel context.CancelFunc
+	ledger *Ledger
+	rec    *Recorder
+	slots  []*consumer // the current generation of each consumer
+	all    []*consumer // every generation, for goroutines still ending
+	calls  []*call     // parked kit calls, sorted (see sortCalls)
+	early  []*call     // arrivals that ended a clock advance early
 
 	*books
 	inDLQ       []string            // labels in the DLQ, in order
@@ -202,6 +200,8 @@ func (r *run) result(settled bool) *Result {
 	for _, st := range r.stored {
 		left[st[1]] = left[st[1]] || st[0] == r.q.Name() || r.dlq != nil && st[0] == r.dlq.Name()
 	}
+	res.Labels = make([]string, 0, len(r.s.Messages))
+	res.Groups = make([]string, 0, len(r.s.Messages))
 	for i, body := range r.s.Messages {
 		l := label(i)
 		res.Labels = append(res.Labels, l)
@@ -280,7 +280,7 @@ func (r *run) setup() error {
 
 // newConsumer makes generation gen of consumer slot i and starts it.
 func (r *run) newConsumer(i, gen int) *consumer {
-	c := &consumer{name: "c" + strconv.Itoa(i+1), slot: i, gen: gen}
+	c := &consumer{name: consumerName(i), slot: i, gen: gen}
 	c.env = &Env{r: r, c: c}
 	// A generation's context ends with it: a crashed consumer's loop and
 	// handlers see ctx.Done as well as ErrCrashed.
@@ -343,4 +343,16 @@ func (o *Outcome) recycle() {
 	}
 	clear(evs)
 	spareEvents.Put(&evs)
+}
+
+// consumerNames are the first slots' names, made once: every run names its
+// consumers, and every crash a new generation.
+var consumerNames = [...]string{"c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8"}
+
+// consumerName is slot i's name: c1, c2, …
+func consumerName(i int) string {
+	if i < len(consumerNames) {
+		return consumerNames[i]
+	}
+	return "c" + strconv.Itoa(i+1)
 }

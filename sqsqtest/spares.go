@@ -61,6 +61,10 @@ type books struct {
 	ids       map[string][]string    // label → its MessageIds
 	stored    map[string][2]string   // MessageId → {queue, label} of a message still stored
 	queues    map[string]*sqsq.Queue // by name
+
+	// Lists a run reuses from step to step, and so from run to run.
+	arrived []*call  // absorb's list of arrivals
+	acts    []action // enabled's list
 }
 
 // books returns a loop's spare books, cleared, or new ones.
@@ -76,6 +80,8 @@ func (p *spares) books() *books {
 		clear(b.ids)
 		clear(b.stored)
 		clear(b.queues)
+		clear(b.acts[:cap(b.acts)]) // the last run's consumers and calls
+		b.acts = b.acts[:0]
 		return b
 	}
 	return &books{labels: map[string]string{}, handles: map[string]string{}, deadlines: map[string]time.Time{},
