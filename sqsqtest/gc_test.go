@@ -2,6 +2,7 @@ package sqsqtest
 
 import (
 	"runtime/debug"
+	"sync"
 	"testing"
 )
 
@@ -31,6 +32,21 @@ func TestRelaxGC(t *testing.T) {
 	b()
 	if got := gogc(); got != 150 {
 		t.Fatalf("after the loops GOGC = %d, want 150 back", got)
+	}
+	// Loops that begin and end at once, as parallel tests' do.
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 100 {
+				relaxGC()()
+			}
+		}()
+	}
+	wg.Wait()
+	if got := gogc(); got != 150 {
+		t.Fatalf("after concurrent loops GOGC = %d, want 150 back", got)
 	}
 	for _, v := range []int{-1, 800} {
 		debug.SetGCPercent(v)
