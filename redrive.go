@@ -121,21 +121,22 @@ func ParseRedrivePolicy(s string) (RedrivePolicy, error) {
 // AWS quotes in its errors ("" for the re-encoded typed value).
 func (p RedrivePolicy) validate(quoted string) *Error {
 	if p.MaxReceiveCount < 1 || p.MaxReceiveCount > 1000 {
-		return errRedrive(p.quote(quoted), "Invalid value for maxReceiveCount: "+strconv.Itoa(p.MaxReceiveCount)+", valid values are from 1 to 1000 both inclusive.")
+		return p.invalid(quoted, "Invalid value for maxReceiveCount: "+strconv.Itoa(p.MaxReceiveCount)+", valid values are from 1 to 1000 both inclusive.")
 	}
 	if !strings.HasPrefix(p.DeadLetterTargetArn, "arn:") || strings.Count(p.DeadLetterTargetArn, ":") != 5 {
-		return errRedrive(p.quote(quoted), "Invalid value for deadLetterTargetArn.")
+		return p.invalid(quoted, "Invalid value for deadLetterTargetArn.")
 	}
 	return nil
 }
 
-// quote is quoted, or the policy encoded if quoted is "": only an error
-// needs it, and encoding it was a seventh of a CreateQueue's time.
-func (p RedrivePolicy) quote(quoted string) string {
+// invalid is the InvalidParameterValue for p, quoting quoted, or p
+// encoded if quoted is "": only an error needs the encoding, and making it
+// for every policy was a seventh of a CreateQueue's time.
+func (p RedrivePolicy) invalid(quoted, reason string) *Error {
 	if quoted == "" {
-		return p.String()
+		quoted = p.String()
 	}
-	return quoted
+	return errRedrive(quoted, reason)
 }
 
 // ParseRedriveAllowPolicy parses the JSON form of a RedriveAllowPolicy
@@ -195,18 +196,18 @@ func (b *Broker) checkRedriveTarget(p RedrivePolicy, quoted, srcArn string, fifo
 		// AWS's own rule was the same account and region; a byQueue
 		// policy naming the source is the opt-in that lifts it.
 		if parts[4] != b.cfg.accountID {
-			return errRedrive(p.quote(quoted), "Dead-letter target owner should be same as the source.")
+			return p.invalid(quoted, "Dead-letter target owner should be same as the source.")
 		}
-		return errRedrive(p.quote(quoted), "Dead-letter target must be in same region as the source.")
+		return p.invalid(quoted, "Dead-letter target must be in same region as the source.")
 	}
 	switch {
 	case target == nil:
-		return errRedrive(p.quote(quoted), "Dead letter target does not exist.")
+		return p.invalid(quoted, "Dead letter target does not exist.")
 	case target.fifo != fifo:
-		return errRedrive(p.quote(quoted), "Dead-letter queue must be same type of queue as the source.")
+		return p.invalid(quoted, "Dead-letter queue must be same type of queue as the source.")
 	}
 	if !target.allowsSource(srcArn, local) {
-		return errRedrive(p.quote(quoted), "Dead-letter target does not allow this queue as a source.")
+		return p.invalid(quoted, "Dead-letter target does not allow this queue as a source.")
 	}
 	return nil
 }

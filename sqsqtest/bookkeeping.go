@@ -184,10 +184,10 @@ func shortIDs(ids []string) []string {
 
 func joinLegend(l []string) string { return strings.Join(l, "; ") }
 
-// statsMemo is a queue's Stats as the kit last read them, and when.
+// statsMemo is a queue's Stats as the kit last read them, and when (at is
+// zero before the first read: a run's clock starts at Epoch).
 type statsMemo struct {
 	st    sqsq.Stats
-	ok    bool
 	acted uint64
 	at    time.Time
 }
@@ -202,13 +202,13 @@ type statsMemo struct {
 // reads as empty stats.
 func (r *run) stats(q *sqsq.Queue, m *statsMemo) sqsq.Stats {
 	now := r.now()
-	if m.ok && m.acted == r.acted && m.at.Equal(now) {
+	if m.acted == r.acted && m.at.Equal(now) {
 		return m.st
 	}
 	st, err := q.Stats()
 	if err != nil {
 		st = sqsq.Stats{}
 	}
-	*m = statsMemo{st: st, ok: true, acted: r.acted, at: now}
+	*m = statsMemo{st: st, acted: r.acted, at: now}
 	return st
 }

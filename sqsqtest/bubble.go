@@ -41,7 +41,16 @@ func bubbleWait() { synctest.Wait() }
 // shrinking's 30 seconds in a few runs.
 func (s Scenario) Test(t *testing.T) {
 	t.Helper()
-	s.checkRuns(t, func(src Source) *Outcome {
+	// Runs in bubbles of their own reuse nothing from one another, but
+	// the collector weighs on them as on a loop's (see relaxGC).
+	defer relaxGC()()
+	s.checkRuns(t, s.inBubbles(t))
+}
+
+// inBubbles plays each run it is given in a testing/synctest bubble of
+// its own.
+func (s Scenario) inBubbles(t *testing.T) func(Source) *Outcome {
+	return func(src Source) *Outcome {
 		var o *Outcome
 		var stop any
 		synctest.Test(t, func(*testing.T) {
@@ -54,5 +63,5 @@ func (s Scenario) Test(t *testing.T) {
 			panic(stop)
 		}
 		return o
-	})
+	}
 }

@@ -201,7 +201,6 @@ func (s Scenario) TestPlain(t *testing.T) {
 // run.
 func (s Scenario) checkRuns(t *testing.T, run func(Source) *Outcome) {
 	t.Helper()
-	defer relaxGC()() // Test's loop has no spares
 	n, err := runs()
 	if err != nil {
 		t.Fatal(err)
@@ -369,8 +368,6 @@ func (s Scenario) Find(first uint64, maxRuns int) Finding {
 			f = Finding{Runs: i + 1, Elapsed: time.Since(start), Seed: seed, First: o}
 		}
 		shrunk, runs := s.shrink(rec.seq, o)
-		f.ShrinkRuns += runs
-		shrunk, runs = s.shrinkFound(shrunk)
 		f.ShrinkRuns += runs
 		if f.Shrunk == nil || shrunk.Steps < f.Shrunk.Steps ||
 			shrunk.Steps == f.Shrunk.Steps && len(shrunk.Timeline) < len(f.Shrunk.Timeline) {

@@ -156,13 +156,14 @@ func (r *run) play() bool {
 	}
 	r.absorb()
 
+	st, stepping := r.src.(stepper)
 	for r.steps < r.s.Steps && r.sch.failed() == nil {
 		acts := r.enabled(true)
 		if len(acts) == 0 {
 			break
 		}
 		var i int
-		if st, ok := r.src.(stepper); ok {
+		if stepping {
 			if i = st.next(acts); i < 0 {
 				break
 			}
@@ -177,7 +178,7 @@ func (r *run) play() bool {
 		r.steps++
 		r.do(acts[i], true)
 	}
-	if st, ok := r.src.(stepper); ok {
+	if stepping {
 		st.end()
 	}
 	r.pol.SetEnabled(false)

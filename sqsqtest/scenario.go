@@ -189,8 +189,6 @@ type Outcome struct {
 	// kept it going: "the run did not settle in 400 steps: A was received
 	// 14 times and never deleted".
 	unsettled string
-	// draws, if the shrinker set them, replay the run (see replay).
-	draws []int
 }
 
 // String reports the run: for a failure, the error, the legend of the

@@ -98,12 +98,18 @@ type stepper interface {
 	end()
 }
 
-// tape records the schedule of a run drawn from src.
-type tape struct {
-	src   Source
+// played is the schedule a run played, as it plays: draws go to the
+// part being played (see script.add) until the drawn steps end.
+type played struct {
 	mu    sync.Mutex
 	sc    script
 	ended bool
+}
+
+// tape records the schedule of a run drawn from src.
+type tape struct {
+	src Source
+	played
 }
 
 func (t *tape) Draw(label string, n int) int {
@@ -146,10 +152,10 @@ func (sc *script) add(d labeled, ended bool) {
 	}
 }
 
-// scripted replays a script by its steps' keys: a step whose key is not
-// among the enabled actions is skipped. Within a step, a draw takes the
-// step's first unused recorded draw of the same label, clamped into
-// range, and 0 if there is none. It records what the run did.
+// scripted replays a script by its steps' keys (see next and match).
+// Within a step, a draw takes the step's first unused recorded draw of the
+// same label, clamped into range, and 0 if there is none. It records what
+// the run did.
 type scripted struct {
 	in  *script
 	pos int       // the next step of in to play
@@ -159,7 +165,7 @@ type scripted struct {
 	// step the shrinker dropped moves the clock later instead).
 	pending []*scriptStep
 
-	tape // the run as played (its src is unused)
+	played
 }
 
 func newScripted(in *script) *scripted {
@@ -398,18 +404,6 @@ func cheaper(a, b *script) bool {
 	return av < bv
 }
 
-// shrinkFound shortens Find's draw-shrunk failing run o by steps.
-func (s Scenario) shrinkFound(o *Outcome) (*Outcome, int) {
-	pos := 0
-	tp := &tape{src: replay{seq: o.draws, pos: &pos}}
-	again := s.Run(tp)
-	if again.Err == nil {
-		return o, 1 // not reproducible: a consumer that is not deterministic
-	}
-	short, runs := shrinkSteps(s.Run, tp.sc, again)
-	return short, runs + 1
-}
-
 // Shrink plays the schedule src draws and, if it fails, shortens it by
 // steps as [Scenario.Check] does before it reports a failure: it drops
 // steps, and messages with all their steps, that the failure does not
@@ -430,21 +424,28 @@ func (s Scenario) Shrink(src Source) *Outcome {
 	return short
 }
 
-// shrink minimises a failing choice sequence. The outcome it returns
-// carries its draws (see Outcome.draws).
+// shrink minimises Find's failing choice sequence seq, whose run is o: by
+// its draws, as rapid would, then by steps (shrinkSteps).
 func (s Scenario) shrink(seq []int, o *Outcome) (*Outcome, int) {
 	runs := 0
-	o.draws = seq
-	try := func(cand []int) ([]int, *Outcome, bool) {
+	var sc script // the schedule of o, once a replay has recorded it
+	try := func(cand []int) ([]int, *Outcome, script, bool) {
 		runs++
 		pos := 0
-		out := s.Run(replay{seq: cand, pos: &pos})
+		tp := &tape{src: replay{seq: cand, pos: &pos}}
+		out := s.Run(tp)
 		if out.Err == nil {
 			out.recycle()
-			return nil, nil, false
+			return nil, nil, script{}, false
 		}
-		out.draws = cand[:min(pos, len(cand))]
-		return out.draws, out, true
+		return cand[:min(pos, len(cand))], out, tp.sc, true
+	}
+	// A replay of seq, for its schedule: a consumer that does not replay
+	// its failure is not deterministic, and is left as found.
+	if _, again, c, ok := try(seq); ok {
+		o, sc = again, c
+	} else {
+		return o, runs
 	}
 	const budget = 600
 	for improved := true; improved && runs < budget; {
@@ -452,8 +453,8 @@ func (s Scenario) shrink(seq []int, o *Outcome) (*Outcome, int) {
 		for k := 8; k >= 1; k /= 2 {
 			for i := 0; i+k <= len(seq) && runs < budget; {
 				cand := append(append([]int(nil), seq[:i]...), seq[i+k:]...)
-				if c, out, ok := try(cand); ok && out.Steps <= o.Steps {
-					seq, o, improved = c, out, true
+				if c, out, csc, ok := try(cand); ok && out.Steps <= o.Steps {
+					seq, o, sc, improved = c, out, csc, true
 				} else {
 					i++
 				}
@@ -466,12 +467,13 @@ func (s Scenario) shrink(seq []int, o *Outcome) (*Outcome, int) {
 				}
 				cand := append([]int(nil), seq...)
 				cand[i] = v
-				if c, out, ok := try(cand); ok && out.Steps <= o.Steps {
-					seq, o, improved = c, out, true
+				if c, out, csc, ok := try(cand); ok && out.Steps <= o.Steps {
+					seq, o, sc, improved = c, out, csc, true
 					break
 				}
 			}
 		}
 	}
-	return o, runs
+	short, more := shrinkSteps(s.Run, sc, o)
+	return short, runs + more
 }

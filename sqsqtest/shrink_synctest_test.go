@@ -5,7 +5,6 @@ package sqsqtest
 import (
 	"strings"
 	"testing"
-	"testing/synctest"
 
 	"pgregory.net/rapid"
 )
@@ -19,18 +18,6 @@ func TestStepShrinkInBubbles(t *testing.T) {
 	t.Chdir(t.TempDir())
 	setFlag(t, "rapid.seed", 1)
 	s := chargeThenDelete("a", "b", "c")
-	inBubbles := func(src Source) *Outcome {
-		var o *Outcome
-		var stop any
-		synctest.Test(t, func(*testing.T) {
-			defer func() { stop = recover() }()
-			o = s.Run(src)
-		})
-		if stop != nil {
-			panic(stop)
-		}
-		return o
-	}
 	report := func(run func(Source) *Outcome) string {
 		tb := &fakeTB{}
 		rapidCheck(&rapidTB{TB: tb}, func(t *rapid.T) { s.check(t, run) })
@@ -44,7 +31,7 @@ func TestStepShrinkInBubbles(t *testing.T) {
 		}
 		return out[i:]
 	}
-	plain, bubbled := report(s.Run), report(inBubbles)
+	plain, bubbled := report(s.Run), report(s.inBubbles(t))
 	if plain != bubbled {
 		t.Errorf("in bubbles:\n%s\nwithout:\n%s", bubbled, plain)
 	}

@@ -6,43 +6,39 @@ import (
 	"github.com/sqsq/sqsq"
 )
 
-// spares are what the runs of one loop (Seeds, Find, TestPlain) reuse,
-// one run after another: the idle threads outside a bubble, and the
+// spares are what the runs of one loop (Seeds, Find, Shrink, TestPlain)
+// reuse, one run after another: the idle threads outside a bubble, and the
 // bookkeeping maps. A thread made afresh, its stack grown, cost a tenth of
 // a short run; maps made afresh were a tenth of its garbage. The loop
 // stops the threads when it ends, so none outlives it.
 type spares struct {
 	idle       []*thread
 	spareBooks *books // the last run's (see books)
-	bubble     int8   // 0 not known yet, 1 outside a bubble, 2 inside one
-	restoreGC  func() // see relaxGC
+	// bubble is inBubble, asked once per loop: its recovered panic was a
+	// fiftieth of a short run, and a loop's runs all play on its goroutine.
+	bubble    bool
+	restoreGC func() // see relaxGC
 }
 
-// inBubble is inBubble, asked once per loop: its recovered panic was a
-// fiftieth of a short run, and a loop's runs all play on one goroutine.
+// inBubble is spares' bubble, or inBubble for a run outside a loop.
 func (p *spares) inBubble() bool {
 	if p == nil {
 		return inBubble()
 	}
-	if p.bubble == 0 {
-		p.bubble = 1
-		if inBubble() {
-			p.bubble = 2
-		}
-	}
-	return p.bubble == 2
+	return p.bubble
 }
 
-// reuse gives s spares for the runs of a loop; use it as
+// reuse gives s spares for the runs of a loop; use it, on the goroutine
+// the runs play on, as
 //
 //	s = s.reuse()
 //	defer s.spare.stop()
 func (s Scenario) reuse() Scenario {
-	s.spare = &spares{restoreGC: relaxGC()}
+	s.spare = &spares{bubble: inBubble(), restoreGC: relaxGC()}
 	return s
 }
 
-// stop ends the idle threads.
+// stop ends the idle threads and gives GOGC back (see relaxGC).
 func (p *spares) stop() {
 	stopThreads(p.idle)
 	p.idle = nil
