@@ -48,6 +48,15 @@ func TestRelaxGC(t *testing.T) {
 	if got := gogc(); got != 150 {
 		t.Fatalf("after concurrent loops GOGC = %d, want 150 back", got)
 	}
+	// Every loop of runs (Seeds, Find, Shrink, TestPlain) has spares.
+	loop := chargeThenDelete("a").reuse()
+	if got := gogc(); got != loopGOGC {
+		t.Errorf("during a loop's runs GOGC = %d, want %d", got, loopGOGC)
+	}
+	loop.spare.stop()
+	if got := gogc(); got != 150 {
+		t.Fatalf("after a loop GOGC = %d, want 150 back", got)
+	}
 	for _, v := range []int{-1, 800} {
 		debug.SetGCPercent(v)
 		c := relaxGC()
