@@ -34,6 +34,9 @@ type Broker struct {
 
 	w    *world        // the endpoint's scopes (see Scope)
 	done chan struct{} // the world's: closed by Close
+	// ownURL is every queue URL of b but the name, when resolve reads
+	// such a URL back as b's (see resolve); "" if it does not.
+	ownURL string
 	// The world's move-task state, read by every operation (see syncTasks).
 	runningTasks *atomic.Int32
 	taskDue      *atomic.Int64
@@ -87,6 +90,9 @@ func NewBroker(opts ...Option) *Broker {
 		}
 	}
 	b.done, b.runningTasks, b.taskDue = b.w.done, &b.w.runningTasks, &b.w.taskDue
+	if own := b.queueURL(""); b.resolveURL(own+"q") == "q" {
+		b.ownURL = own
+	}
 	return b
 }
 

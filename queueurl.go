@@ -67,6 +67,27 @@ func (b *Broker) Locate(ref string) (account, region, name string, ok bool) {
 // resolve turns a name, URL or ARN into a queue name of this broker, or
 // into the ARN of a queue of another scope (foreign).
 func (b *Broker) resolve(ref string) (name, foreign string, ok bool) {
+	if name := b.ownName(ref); name != "" {
+		return name, "", true
+	}
+	return b.resolveParsed(ref)
+}
+
+// ownName is the queue name in ref if ref is a URL as b hands them out,
+// else "". Such URLs come back on most calls; parsing them was a twentieth
+// of a call through the SDK-shaped client.
+func (b *Broker) ownName(ref string) string {
+	if b.ownURL == "" {
+		return ""
+	}
+	if rest, found := strings.CutPrefix(ref, b.ownURL); found && !strings.ContainsAny(rest, "/?#%") {
+		return rest
+	}
+	return ""
+}
+
+// resolveParsed is resolve by Locate.
+func (b *Broker) resolveParsed(ref string) (name, foreign string, ok bool) {
 	account, region, name, ok := b.Locate(ref)
 	switch {
 	case !ok:
@@ -77,6 +98,15 @@ func (b *Broker) resolve(ref string) (name, foreign string, ok bool) {
 		return "", ref, true
 	}
 	return "", "arn:" + b.cfg.partition + ":sqs:" + region + ":" + account + ":" + name, true
+}
+
+// resolveURL is the name resolve reads in the URL u when u names a queue
+// of b, else "".
+func (b *Broker) resolveURL(u string) string {
+	if account, region, name, ok := b.splitURL(u); ok && account == b.cfg.accountID && region == b.cfg.region {
+		return name
+	}
+	return ""
 }
 
 // splitURL reads the region, account and queue name of a queue URL

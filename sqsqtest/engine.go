@@ -104,8 +104,8 @@ type sched struct {
 
 	// Outside a bubble (thread.go): the thread running, resumed by the
 	// scheduler; threads spawned but not started; threads whose fn has
-	// ended, for the next spawn; the run's parks, for the goroutine check
-	// and, read by another goroutine, for drive's watchdog.
+	// ended, for the next spawn; the run's parks, read by another
+	// goroutine, for drive's watchdog.
 	cur   *thread
 	fresh []*thread
 	idle  []*thread
@@ -115,10 +115,6 @@ type sched struct {
 	// scheduler reads it every step, and the watchdog may set it.
 	failure atomic.Pointer[error]
 }
-
-// sampledParks counts the parks of every run outside a bubble that were
-// not a run's first, for the goroutine check's one in 32.
-var sampledParks atomic.Uint64
 
 // fencedCallLimit ends a crashed consumer's goroutine that keeps calling
 // the kit after ErrCrashed: it would never return otherwise.
@@ -206,18 +202,9 @@ func (s *sched) park(cl *call) bool {
 		s.push(cl)
 		return <-cl.grant
 	}
-	// Walking the stack to its root costs a microsecond or so, as much as
-	// the rest of a step (a tenth of a run of a consumer's own loop at one
-	// call in eight), so the first call of every run is checked and one in
-	// 32 of the others, counted over every run: a consumer that calls from
-	// its own goroutines does so on many calls, and is caught within a run
-	// or two. A call while no thread runs, or a second one of a thread, is
-	// caught at once; one that slips through makes its thread's own next
-	// call such a second one, or its end a panic of iter.Pull's, so the run
-	// fails either way, only with a less clear message.
-	first := s.parks.Add(1) == 1
+	s.parks.Add(1)
 	t := s.cur
-	if t == nil || t.cl != nil || (first || sampledParks.Add(1)%32 == 0) && !kitGoroutine() {
+	if t == nil || t.cl != nil || !t.ownStack() {
 		s.fail(fmt.Errorf("sqsqtest: %s called the kit (%s) from a goroutine the kit did not start; "+
 			"run the scenario with Scenario.Test (testing/synctest, Go 1.25+), or start it with env.Go", c.name, cl.text))
 		c.crashed.Store(true)

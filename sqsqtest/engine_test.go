@@ -144,6 +144,31 @@ func TestRawGoroutineOutsideBubble(t *testing.T) {
 	}
 }
 
+// Every kit call is checked, not only a run's first: a handler that
+// charges on its own thread and then deletes from a goroutine it started
+// fails its first run with the same message, in every run of a loop.
+func TestRawGoroutineAfterAKitCall(t *testing.T) {
+	t.Parallel()
+	s := sqsqtest.Scenario{Messages: []string{"a", "b"},
+		Consumer: func(env *sqsqtest.Env) sqsqtest.Handler {
+			q := env.Queue()
+			return func(ctx context.Context, m sqsqtest.Msg) error {
+				if err := charge(env, m.Body); err != nil {
+					return err
+				}
+				done := make(chan error)
+				go func() { done <- q.Delete(ctx, m.ReceiptHandle) }()
+				return <-done
+			}
+		}}
+	for seed := uint64(1); seed <= 50; seed++ {
+		o := s.Run(sqsqtest.Seed(seed))
+		if o.Err == nil || !strings.Contains(o.Err.Error(), "from a goroutine the kit did not start") {
+			t.Fatalf("seed %d: a kit call from a raw goroutine after one from the handler: %v", seed, o.Err)
+		}
+	}
+}
+
 // Idle time at the scale of days reaches retention: a consumer that is
 // away as long as the queue keeps messages (4 days by default) loses them,
 // and the kit shrinks to the smallest gap that does it.

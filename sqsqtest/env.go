@@ -2,7 +2,6 @@ package sqsqtest
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -138,7 +137,7 @@ func (e *Env) Work(d time.Duration) {
 		if m := e.c.current.Load(); m != nil {
 			on = " on " + m.Label
 		}
-		e.r.logf("%s worked %v%s", e.c.name, d, on)
+		e.r.log(e.c.name + " worked " + d.String() + on)
 	}
 }
 
@@ -233,7 +232,7 @@ func (q *Queue) Delete(ctx context.Context, receiptHandle string) error {
 // ChangeVisibility changes a message's visibility
 // ([sqsq.Queue.ChangeVisibility]) as one step.
 func (q *Queue) ChangeVisibility(ctx context.Context, receiptHandle string, timeout time.Duration) error {
-	cl := &call{c: q.e.c, describe: func() string { return fmt.Sprintf("extend(%s, %v)", q.e.r.labelOf(receiptHandle), timeout) }}
+	cl := &call{c: q.e.c, describe: func() string { return "extend(" + q.e.r.labelOf(receiptHandle) + ", " + timeout.String() + ")" }}
 	if !q.e.r.sch.park(cl) {
 		return ErrCrashed
 	}

@@ -112,3 +112,46 @@ func TestMessageID(t *testing.T) {
 		}
 	}
 }
+
+// The ledger's OldestAge, read only when the clock moved or a redrive
+// stored a message, is what reading it after every event gave: at one
+// instant events only store messages of age 0 or take messages away.
+// Not parallel: it sets ageOnEveryEvent, which parallel tests read.
+func TestOldestAgeOnlyGrowsWithTheClock(t *testing.T) {
+	handle := func(env *Env) Handler {
+		q := env.Queue()
+		return func(ctx context.Context, m Msg) error {
+			if err := env.Commit("charge", func(tx *Tx) error { tx.Effect("charge:" + m.Body); return nil }); err != nil {
+				return err
+			}
+			return q.Delete(ctx, m.ReceiptHandle)
+		}
+	}
+	scenarios := map[string]Scenario{
+		"standard, DLQ and redrive": {Messages: []string{"a", "b", "c"}, MaxReceiveCount: 2, Redrive: true,
+			Faults: AllFaults(10), Crash: 10, MaxGap: 2 * 24 * 3600e9, Consumer: handle},
+		"fifo, DLQ and redrive": {Messages: []string{"a", "b", "c"}, FIFO: true, MaxReceiveCount: 1, Redrive: true,
+			Faults: AllFaults(10), Crash: 10, Consumer: handle},
+		"slow": {Messages: []string{"a", "b"}, Slowness: 3600e9, Faults: AllFaults(5), Consumer: handle},
+	}
+	for name, s := range scenarios {
+		grew := 0
+		for seed := uint64(1); seed <= 300; seed++ {
+			ageOnEveryEvent = false
+			now := s.Run(Seed(seed))
+			ageOnEveryEvent = true
+			before := s.Run(Seed(seed))
+			ageOnEveryEvent = false
+			if now.Ledger.OldestAge != before.Ledger.OldestAge {
+				t.Fatalf("%s, seed %d: OldestAge %v, read after every event %v\n%v", name, seed,
+					now.Ledger.OldestAge, before.Ledger.OldestAge, before)
+			}
+			if now.Ledger.OldestAge > 0 {
+				grew++
+			}
+		}
+		if grew == 0 {
+			t.Errorf("%s: no run had a message of any age", name)
+		}
+	}
+}

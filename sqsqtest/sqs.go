@@ -79,7 +79,7 @@ func (s *SQS) DeleteMessageBatch(ctx context.Context, in *sqs.DeleteMessageBatch
 // step.
 func (s *SQS) ChangeMessageVisibility(ctx context.Context, in *sqs.ChangeMessageVisibilityInput, optFns ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityOutput, error) {
 	return do(s, func() string {
-		return fmt.Sprintf("extend(%s, %ds)", s.e.r.labelOf(aws.ToString(in.ReceiptHandle)), in.VisibilityTimeout)
+		return "extend(" + s.e.r.labelOf(aws.ToString(in.ReceiptHandle)) + ", " + strconv.Itoa(int(in.VisibilityTimeout)) + "s)"
 	}, (*awssqs.Client).ChangeMessageVisibility, ctx, in, optFns)
 }
 
@@ -99,7 +99,7 @@ func (s *SQS) ChangeMessageVisibilityBatch(ctx context.Context, in *sqs.ChangeMe
 // recorded in [Result.Sent].
 func (s *SQS) SendMessage(ctx context.Context, in *sqs.SendMessageInput, optFns ...func(*sqs.Options)) (*sqs.SendMessageOutput, error) {
 	r := s.e.r
-	what := fmt.Sprintf("send(%s) to %s", r.labelOfBody(aws.ToString(in.MessageBody)), queueName(in.QueueUrl))
+	what := "send(" + r.labelOfBody(aws.ToString(in.MessageBody)) + ") to " + queueName(in.QueueUrl)
 	out, err := do(s, named(what), (*awssqs.Client).SendMessage, ctx, in, optFns)
 	if err == nil {
 		r.sentBy[queueName(in.QueueUrl)] = append(r.sentBy[queueName(in.QueueUrl)], aws.ToString(in.MessageBody))

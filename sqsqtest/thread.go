@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // thread is one of the engine's threads outside a bubble: a coroutine
@@ -31,6 +32,9 @@ type thread struct {
 	goOn   bool  // the answer to cl
 	idle   bool  // fn has ended: the thread waits for another
 	exited bool  // fn called runtime.Goexit: the thread is done for
+	// lo and hi bound the stack addresses of its calls that ownStack
+	// walked and found to be its own; 0 before the first.
+	lo, hi uintptr
 }
 
 // resume runs t until it parks again or ends, and hands the scheduler
@@ -175,6 +179,37 @@ func (s *sched) drive(spare *spares, play func()) {
 
 // threadRoot is the entry of the function at the root of every thread
 // outside a bubble (spawn's coroutine body), set by the first one.
+// ownStack reports whether the caller, a kit call that found t running,
+// runs on t's goroutine and not on one the consumer started itself.
+// Walking the stack to its root (kitGoroutine) costs a microsecond or so,
+// as much as the rest of a step: it had been done on a run's first call
+// and one in 32 of the others. Instead t keeps the span of stack addresses
+// of the calls it walked and found its own, and a call within that span
+// needs no walk: no other live goroutine's stack overlaps t's. A call
+// outside it is walked; if it is t's, the span widens, or starts afresh
+// where the stack has moved (Go copies a goroutine's stack to grow or
+// shrink it). So every call is checked, and walks are rare. A foreign
+// call slips through only from a stack that lies where t's stack was
+// before it moved; it then makes t's own next call a second one (see
+// park), or its end a panic of iter.Pull's, and the run fails either way.
+func (t *thread) ownStack() bool {
+	var here byte
+	sp := uintptr(unsafe.Pointer(&here))
+	if t.lo <= sp && sp <= t.hi {
+		return true
+	}
+	if !kitGoroutine() {
+		return false
+	}
+	const near = 16 << 10 // a call's depth varies by less while the stack stays put
+	if t.lo == 0 || sp+near < t.lo || sp > t.hi+near {
+		t.lo, t.hi = sp, sp
+	} else {
+		t.lo, t.hi = min(t.lo, sp), max(t.hi, sp)
+	}
+	return true
+}
+
 var (
 	threadRootOnce sync.Once
 	threadRoot     atomic.Uintptr // read by goroutines that need not have set it
