@@ -364,9 +364,10 @@ func (q *Queue) wouldDeadLetter(m *message) bool {
 // holds q.mu.
 func (q *Queue) deleteHooked(rh string, now int64) *Error {
 	return q.hooked(OpDelete, rh, now, func() *Error { return q.delete(rh, now) },
-		func(ev *Event, m *message) {
+		func(ev Event, m *message) Event {
 			ev.Kind = EventDeleted
 			ev.Removed = m != nil && m.state == stateGone
+			return ev
 		})
 }
 
@@ -374,17 +375,19 @@ func (q *Queue) deleteHooked(rh string, now int64) *Error {
 // observer. Caller holds q.mu.
 func (q *Queue) changeVisibilityHooked(rh string, timeout time.Duration, now int64, entry bool) *Error {
 	return q.hooked(OpChangeVisibility, rh, now, func() *Error { return q.changeVisibility(rh, timeout, now, entry) },
-		func(ev *Event, _ *message) {
+		func(ev Event, _ *message) Event {
 			ev.Kind = EventVisibilityChanged
 			ev.Timeout = timeout
+			return ev
 		})
 }
 
 // hooked runs a call on one receipt handle (apply) through the fault
 // policy — rejected before it changes anything, or its response lost after
 // — and tells the observer of the outcome, which fill completes. Without a
-// policy or an observer it is just apply. Caller holds q.mu.
-func (q *Queue) hooked(op Op, rh string, now int64, apply func() *Error, fill func(*Event, *message)) *Error {
+// policy or an observer it is just apply. fill takes and returns the event
+// by value: a pointer to it would move it to the heap. Caller holds q.mu.
+func (q *Queue) hooked(op Op, rh string, now int64, apply func() *Error, fill func(Event, *message) Event) *Error {
 	f, o := q.b.cfg.faults, q.b.cfg.observer
 	if f == nil && o == nil {
 		return apply()
@@ -414,8 +417,7 @@ func (q *Queue) hooked(op Op, rh string, now int64, apply func() *Error, fill fu
 		if m != nil {
 			ev.MessageID, ev.Body, ev.SentAt, ev.ReceiveCount = m.id, m.body, time.UnixMilli(m.sentAt), int(m.receiveCount)
 		}
-		fill(&ev, m)
-		o.Observe(ev)
+		o.Observe(fill(ev, m))
 	}
 	return e
 }
