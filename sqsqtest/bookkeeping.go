@@ -203,32 +203,36 @@ type counts struct {
 // stored is how many messages the queue holds in any state.
 func (c counts) stored() int { return c.visible + c.inFlight + c.delayed }
 
-// statsMemo is a queue's counts as the kit last read them, and when (at is
+// statsMemo is a queue's counts as the kit last read them, and when: the
+// broker's events and the SDK-shaped calls so far, and the clock (at is
 // zero before the first read: a run's clock starts at Epoch).
 type statsMemo struct {
-	c     counts
-	acted uint64
-	at    time.Time
+	c                   counts
+	observed, untracked uint64
+	at                  time.Time
 }
 
 // stats returns q's counts (q is r.q or r.dlq, m its memo), read again
-// only when something may have changed them: an action began or the clock
-// moved. The queues change only inside an action (a granted kit call, the
-// kit's send or redrive), and within one only before the kit reads them:
-// a call goes on only when granted, and an action grants before it takes
-// in what happened (see absorb). The kit read the same numbers two or
-// three times a step, at a queue lock each; the memo keeps only the four
-// it reads, since copying the whole Stats cost as much as the reads saved.
-// An error (the queue deleted) reads as empty.
+// only when they may have changed: the clock moved, the broker reported
+// an event, or a consumer called through the SDK-shaped client, which
+// may purge or delete a queue, changes no event reports. Every other
+// change to a queue's messages is an event: a send, a receive (and the
+// dead-letter move it makes), a delete, a visibility change, a redrive.
+// The kit read the same numbers two or three times a step, at a queue
+// lock each; the memo keeps only the four it reads, since copying the
+// whole Stats cost as much as the reads saved. An error (the queue
+// deleted) reads as empty.
 func (r *run) stats(q *sqsq.Queue, m *statsMemo) counts {
-	now := r.now()
-	if m.acted == r.acted && m.at.Equal(now) {
+	now, observed, untracked := r.now(), r.observed.Load(), r.untracked.Load()
+	if m.observed == observed && m.untracked == untracked && m.at.Equal(now) {
 		return m.c
 	}
 	var c counts
 	if st, err := q.Stats(); err == nil {
 		c = counts{visible: st.Visible, inFlight: st.InFlight, delayed: st.Delayed, oldestAge: st.OldestAge}
 	}
-	*m = statsMemo{c: c, acted: r.acted, at: now}
+	// Read the counters again: Stats may have let a move task move, which
+	// the next read must see.
+	*m = statsMemo{c: c, observed: r.observed.Load(), untracked: untracked, at: now}
 	return c
 }

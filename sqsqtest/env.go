@@ -95,25 +95,33 @@ func (e *Env) URL(name string) string {
 // commit at once, give each a distinct what (say, with the order id), so
 // that the schedule tells them apart.
 func (e *Env) Commit(what string, fn func(tx *Tx) error) error {
-	if !e.step("commit "+what, time.Time{}) {
+	on := e.on()
+	if !e.r.sch.park(&call{c: e.c, text: "commit " + what + on}) {
 		return ErrCrashed
 	}
 	tx := &Tx{l: e.r.ledger}
-	on := e.on()
 	if err := fn(tx); err != nil {
 		e.r.logf("%s %s%s rolled back: %v", e.c.name, what, on, err)
 		return err
 	}
 	tx.apply(e.r.now(), e.c.name)
 	var b strings.Builder
-	b.WriteString(e.c.name + " " + what + on)
+	b.Grow(len(e.c.name) + len(what) + len(on) + 48*(len(tx.effects)+len(tx.suppressed)) + 1)
+	b.WriteString(e.c.name)
+	b.WriteByte(' ')
+	b.WriteString(what)
+	b.WriteString(on)
 	sep := ": "
 	for _, k := range tx.effects {
-		b.WriteString(sep + k)
+		b.WriteString(sep)
+		b.WriteString(k)
 		sep = ", "
 	}
 	for _, k := range tx.suppressed {
-		b.WriteString(sep + "duplicate " + k + " suppressed")
+		b.WriteString(sep)
+		b.WriteString("duplicate ")
+		b.WriteString(k)
+		b.WriteString(" suppressed")
 		sep = ", "
 	}
 	e.r.log(b.String())
@@ -123,10 +131,26 @@ func (e *Env) Commit(what string, fn func(tx *Tx) error) error {
 // on is "(A)" when the consumer is on one message, else "".
 func (e *Env) on() string {
 	if m := e.c.current.Load(); m != nil {
-		return "(" + m.Label + ")"
+		return inParens(m.Label)
 	}
 	return ""
 }
+
+// inParens is "(" + l + ")", without building it for the labels A to Z
+// (the kit builds it at nearly every step).
+func inParens(l string) string {
+	if len(l) == 1 && l[0] >= 'A' && l[0] <= 'Z' {
+		return parenLabels[l[0]-'A']
+	}
+	return "(" + l + ")"
+}
+
+var parenLabels = func() (out [26]string) {
+	for i := range out {
+		out[i] = "(" + label(i) + ")"
+	}
+	return out
+}()
 
 // Work models d of processing: the consumer sleeps until the clock has
 // moved d on. The clock never jumps past the end of a consumer's work, so a

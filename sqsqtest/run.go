@@ -51,13 +51,20 @@ type run struct {
 	seen   int       // the recorder's events process has applied
 	agedAt time.Time // when process last read the oldest message's age
 
-	acted          uint64    // actions begun (see stats)
-	qStats, dStats statsMemo // r.q's and r.dlq's
+	// observed counts the broker's events, untracked the calls through
+	// the SDK-shaped client, which may change the queues without one (a
+	// purge); with the clock they tell when the queues may have changed
+	// (see stats). Atomic: a consumer's goroutine counts them.
+	observed, untracked atomic.Uint64
+	qStats, dStats      statsMemo // r.q's and r.dlq's
 
 	invocations int // a Lambda's invocations, for their request ids
 }
 
-func (r *run) Observe(e sqsq.Event) { r.rec.Observe(e) }
+func (r *run) Observe(e sqsq.Event) {
+	r.observed.Add(1)
+	r.rec.Observe(e)
+}
 
 // fresh returns the events process has not applied yet.
 func (r *run) fresh() []sqsq.Event { return r.rec.since(r.seen) }

@@ -125,7 +125,6 @@ func (r *run) earliestWake() (time.Time, bool) {
 }
 
 func (r *run) do(a action, drawn bool) {
-	r.acted++
 	switch a.kind {
 	case actSend:
 		r.send()

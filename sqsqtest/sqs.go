@@ -45,6 +45,7 @@ func do[In, Out any](s *SQS, what func() string, f func(*awssqs.Client, context.
 		return nil, ErrCrashed
 	}
 	out, err := f(s.client(), ctx, in, optFns...)
+	s.e.r.untracked.Add(1)
 	s.e.r.logCall(s.e.c, cl.text, err)
 	return out, err
 }

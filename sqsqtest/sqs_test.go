@@ -229,6 +229,38 @@ func TestSQSPurgeForgetsDeadlines(t *testing.T) {
 	}
 }
 
+// The kit offers a receive only while the queue has visible messages, and
+// a purge through the SDK-shaped client, which the broker reports to no
+// observer, empties it at once: no receive after it finds the queue empty.
+func TestSQSPurgeEndsReceives(t *testing.T) {
+	t.Parallel()
+	s := sqsqtest.Scenario{
+		Messages: []string{"a", "b", "c", "d"}, Consumers: 2,
+		Consumer: func(env *sqsqtest.Env) sqsqtest.Handler {
+			api, url := env.SQS(), env.QueueURL()
+			return func(ctx context.Context, m sqsqtest.Msg) error {
+				_, err := api.PurgeQueue(ctx, &sqs.PurgeQueueInput{QueueUrl: &url})
+				return err
+			}
+		},
+	}
+	purged := 0
+	for seed := uint64(1); seed <= 200; seed++ {
+		o := s.Run(sqsqtest.Seed(seed))
+		for _, e := range o.Timeline {
+			if strings.HasSuffix(e.Text, " purge queue queue") {
+				purged++
+			}
+			if strings.HasSuffix(e.Text, ": empty") {
+				t.Fatalf("seed %d: a receive found the queue empty:\n%v", seed, o)
+			}
+		}
+	}
+	if purged == 0 {
+		t.Fatal("no purge in 200 runs")
+	}
+}
+
 // A consumer that redrives its own dead-letter queue and reports to an
 // audit queue it creates: the move task's messages come back as the clock
 // passes their instants, the created queue is one of the run's, and the
