@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	idgen "github.com/sqsq/sqsq/internal/ids"
@@ -35,8 +36,10 @@ type Broker struct {
 	w    *world        // the endpoint's scopes (see Scope)
 	done chan struct{} // the world's: closed by Close
 	// ownURL is every queue URL of b but the name, when resolve reads
-	// such a URL back as b's (see resolve); "" if it does not.
-	ownURL string
+	// such a URL back as b's (see ownName); "" if it does not. Made on
+	// first use: a broker that is never given a URL does not pay for it.
+	ownURL     string
+	ownURLOnce sync.Once
 	// The world's move-task state, read by every operation (see syncTasks).
 	runningTasks *atomic.Int32
 	taskDue      *atomic.Int64
@@ -90,9 +93,6 @@ func NewBroker(opts ...Option) *Broker {
 		}
 	}
 	b.done, b.runningTasks, b.taskDue = b.w.done, &b.w.runningTasks, &b.w.taskDue
-	if own := b.queueURL(""); b.resolveURL(own+"q") == "q" {
-		b.ownURL = own
-	}
 	return b
 }
 

@@ -77,6 +77,11 @@ func (b *Broker) resolve(ref string) (name, foreign string, ok bool) {
 // else "". Such URLs come back on most calls; parsing them was a twentieth
 // of a call through the SDK-shaped client.
 func (b *Broker) ownName(ref string) string {
+	b.ownURLOnce.Do(func() {
+		if own := b.queueURL(""); b.resolveURL(own+"q") == "q" {
+			b.ownURL = own
+		}
+	})
 	if b.ownURL == "" {
 		return ""
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/sqsq/sqsq"
@@ -163,7 +164,7 @@ func (r *run) process() {
 	// one in the past. Reading it after every event was 3 % of a run.
 	if now := r.now(); dated || ageOnEveryEvent && len(evs) > 0 || !now.Equal(r.agedAt) {
 		r.agedAt = now
-		if s := r.stats(r.q, &r.qStats); s.oldestAge > r.ledger.OldestAge {
+		if s := r.stats(r.q, &r.qStats, &r.qEvents); s.oldestAge > r.ledger.OldestAge {
 			r.ledger.OldestAge = s.oldestAge
 		}
 	}
@@ -203,18 +204,23 @@ type counts struct {
 // stored is how many messages the queue holds in any state.
 func (c counts) stored() int { return c.visible + c.inFlight + c.delayed }
 
+// statsMemoOff makes stats read the queue at every call: the reference of
+// TestStatsMemoChangesNoRun.
+var statsMemoOff = false
+
 // statsMemo is a queue's counts as the kit last read them, and when: the
-// broker's events and the SDK-shaped calls so far, and the clock (at is
+// broker's events that named the queue and the SDK-shaped calls so far,
+// and the clock (at is
 // zero before the first read: a run's clock starts at Epoch).
 type statsMemo struct {
-	c                   counts
-	observed, untracked uint64
-	at                  time.Time
+	c                 counts
+	events, untracked uint64
+	at                time.Time
 }
 
 // stats returns q's counts (q is r.q or r.dlq, m its memo), read again
 // only when they may have changed: the clock moved, the broker reported
-// an event, or a consumer called through the SDK-shaped client, which
+// an event of the queue, or a consumer called through the SDK-shaped client, which
 // may purge or delete a queue, changes no event reports. Every other
 // change to a queue's messages is an event: a send, a receive (and the
 // dead-letter move it makes), a delete, a visibility change, a redrive.
@@ -222,9 +228,9 @@ type statsMemo struct {
 // lock each; the memo keeps only the four it reads, since copying the
 // whole Stats cost as much as the reads saved. An error (the queue
 // deleted) reads as empty.
-func (r *run) stats(q *sqsq.Queue, m *statsMemo) counts {
-	now, observed, untracked := r.now(), r.observed.Load(), r.untracked.Load()
-	if m.observed == observed && m.untracked == untracked && m.at.Equal(now) {
+func (r *run) stats(q *sqsq.Queue, m *statsMemo, events *atomic.Uint64) counts {
+	now, seen, untracked := r.now(), events.Load(), r.untracked.Load()
+	if m.events == seen && m.untracked == untracked && m.at.Equal(now) && !statsMemoOff {
 		return m.c
 	}
 	var c counts
@@ -233,6 +239,6 @@ func (r *run) stats(q *sqsq.Queue, m *statsMemo) counts {
 	}
 	// Read the counters again: Stats may have let a move task move, which
 	// the next read must see.
-	*m = statsMemo{c: c, observed: r.observed.Load(), untracked: untracked, at: now}
+	*m = statsMemo{c: c, events: events.Load(), untracked: untracked, at: now}
 	return c
 }

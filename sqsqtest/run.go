@@ -51,19 +51,35 @@ type run struct {
 	seen   int       // the recorder's events process has applied
 	agedAt time.Time // when process last read the oldest message's age
 
-	// observed counts the broker's events, untracked the calls through
-	// the SDK-shaped client, which may change the queues without one (a
-	// purge); with the clock they tell when the queues may have changed
-	// (see stats). Atomic: a consumer's goroutine counts them.
-	observed, untracked atomic.Uint64
-	qStats, dStats      statsMemo // r.q's and r.dlq's
+	// qStats and dStats are r.q's and r.dlq's counts as the kit last read
+	// them. qEvents and dEvents count the broker's events that name r.q
+	// and r.dlq, untracked the calls through the SDK-shaped client, which
+	// may change a queue without one (a purge); with the clock they tell
+	// when a queue may have changed (see stats). Atomic: a consumer's
+	// goroutine counts them.
+	qStats, dStats   statsMemo
+	qEvents, dEvents atomic.Uint64
+	untracked        atomic.Uint64
+	qName, dName     string // r.q's and r.dlq's names, for Observe
 
 	invocations int // a Lambda's invocations, for their request ids
 }
 
 func (r *run) Observe(e sqsq.Event) {
-	r.observed.Add(1)
+	if eventNames(e, r.qName) {
+		r.qEvents.Add(1)
+	}
+	if r.dName != "" && eventNames(e, r.dName) {
+		r.dEvents.Add(1)
+	}
 	r.rec.Observe(e)
+}
+
+// eventNames reports whether e names the queue q in any of its parts: a queue
+// of another account or region with that name counts too, which costs
+// only a read.
+func eventNames(e sqsq.Event, q string) bool {
+	return e.Queue == q || e.DeadLetterQueue == q || e.Destination == q
 }
 
 // fresh returns the events process has not applied yet.
@@ -262,7 +278,7 @@ func (r *run) setup() error {
 		if err != nil {
 			return err
 		}
-		r.dlq = dlq
+		r.dlq, r.dName = dlq, dlq.Name()
 		r.queues[dlq.Name()] = dlq
 		attrs.RedrivePolicy = sqsq.Some(&sqsq.RedrivePolicy{DeadLetterTargetArn: dlq.ARN(), MaxReceiveCount: r.s.MaxReceiveCount})
 	}
@@ -270,7 +286,7 @@ func (r *run) setup() error {
 	if err != nil {
 		return err
 	}
-	r.q = q
+	r.q, r.qName = q, q.Name()
 	r.queues[q.Name()] = q
 	for _, extra := range r.s.Queues {
 		in := sqsq.CreateQueueInput{QueueName: extra}

@@ -2,10 +2,14 @@ package sqsqtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 )
 
 func TestEnvRuns(t *testing.T) {
@@ -152,6 +156,81 @@ func TestOldestAgeOnlyGrowsWithTheClock(t *testing.T) {
 		}
 		if grew == 0 {
 			t.Errorf("%s: no run had a message of any age", name)
+		}
+	}
+}
+
+// The kit's memo of a queue's counts changes no run: every scenario shape
+// plays the same timeline with the memo as when it reads the queues at
+// every turn. Not parallel: it sets statsMemoOff, which parallel tests
+// read.
+func TestStatsMemoChangesNoRun(t *testing.T) {
+	charge := func(env *Env) Handler {
+		q := env.Queue()
+		return func(ctx context.Context, m Msg) error {
+			if err := env.Commit("charge", func(tx *Tx) error { tx.Effect("charge:" + m.Body); return nil }); err != nil {
+				return err
+			}
+			return q.Delete(ctx, m.ReceiptHandle)
+		}
+	}
+	// A loop through the SDK-shaped client that redrives its own DLQ and
+	// now and then purges the queue.
+	loop := func(ctx context.Context, env *Env) {
+		api, url := env.SQS(), env.QueueURL()
+		for n := 0; ctx.Err() == nil; n++ {
+			out, err := api.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: &url, WaitTimeSeconds: 2})
+			if errors.Is(err, ErrCrashed) {
+				return
+			}
+			if err != nil || len(out.Messages) == 0 {
+				continue
+			}
+			switch n % 4 {
+			case 0:
+				_, err = api.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: &url, ReceiptHandle: out.Messages[0].ReceiptHandle})
+			case 1:
+				arn := "arn:aws:sqs:us-east-1:000000000000:queue-dlq"
+				_, err = api.StartMessageMoveTask(ctx, &sqs.StartMessageMoveTaskInput{SourceArn: &arn})
+			case 2:
+				_, err = api.PurgeQueue(ctx, &sqs.PurgeQueueInput{QueueUrl: &url})
+			}
+			if errors.Is(err, ErrCrashed) {
+				return
+			}
+		}
+	}
+	scenarios := map[string]Scenario{
+		"standard, DLQ and redrive": {Messages: []string{"a", "b", "c"}, MaxReceiveCount: 1, Redrive: true,
+			Faults: AllFaults(10), Crash: 10, MaxGap: 3600e9, Consumer: charge},
+		"fifo, DLQ and redrive": {Messages: []string{"a", "b", "c"}, FIFO: true, MaxReceiveCount: 1, Redrive: true,
+			Faults: AllFaults(10), Crash: 10, Consumer: charge},
+		"SDK loop with purges and its own redrives": {Messages: []string{"a", "b", "c"}, Consumers: 2, MaxReceiveCount: 1,
+			Faults: AllFaults(10), Crash: 5, Steps: 60, Loop: loop},
+	}
+	seen := map[string]int{}
+	for name, s := range scenarios {
+		for seed := uint64(1); seed <= 200; seed++ {
+			statsMemoOff = false
+			memo := s.Run(Seed(seed))
+			for _, e := range memo.Timeline {
+				for _, what := range []string{"purge queue", "start move task", "redrive(", "moved to DLQ"} {
+					if strings.Contains(e.Text, what) {
+						seen[what]++
+					}
+				}
+			}
+			statsMemoOff = true
+			every := s.Run(Seed(seed))
+			statsMemoOff = false
+			if a, b := memo.String(), every.String(); a != b {
+				t.Fatalf("%s, seed %d: with the memo\n%s\nreading at every turn\n%s", name, seed, a, b)
+			}
+		}
+	}
+	for _, what := range []string{"purge queue", "start move task", "redrive(", "moved to DLQ"} {
+		if seen[what] == 0 {
+			t.Errorf("no run's timeline has %q", what)
 		}
 	}
 }

@@ -36,7 +36,7 @@ func (r *run) enabled(drawn bool) []action {
 	}
 	now := r.now()
 	if r.s.Loop == nil { // a loop receives for itself
-		st := r.stats(r.q, &r.qStats)
+		st := r.stats(r.q, &r.qStats, &r.qEvents)
 		for _, c := range r.slots {
 			if !c.busy && (st.visible > 0 || drawn && st.inFlight > 0 && r.s.Faults[Duplicate] > 0) {
 				acts = append(acts, action{kind: actReceive, c: c})
@@ -64,7 +64,7 @@ func (r *run) enabled(drawn bool) []action {
 		acts = append(acts, action{kind: actGap})
 	}
 	if r.dlq != nil && (r.s.Redrive || !drawn) {
-		if ds := r.stats(r.dlq, &r.dStats); ds.visible > 0 && !r.moving() {
+		if ds := r.stats(r.dlq, &r.dStats, &r.dEvents); ds.visible > 0 && !r.moving() {
 			acts = append(acts, action{kind: actRedrive})
 		}
 	}

@@ -126,11 +126,11 @@ func (r *run) quiet() bool {
 	if r.sent < len(r.s.Messages) {
 		return false
 	}
-	if st := r.stats(r.q, &r.qStats); st.stored() > 0 {
+	if st := r.stats(r.q, &r.qStats, &r.qEvents); st.stored() > 0 {
 		return false
 	}
 	if r.dlq != nil {
-		if st := r.stats(r.dlq, &r.dStats); st.stored() > 0 {
+		if st := r.stats(r.dlq, &r.dStats, &r.dEvents); st.stored() > 0 {
 			return false
 		}
 	}
