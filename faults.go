@@ -363,7 +363,7 @@ func (q *Queue) wouldDeadLetter(m *message) bool {
 // deleteHooked is delete with the fault policy and the observer. Caller
 // holds q.mu.
 func (q *Queue) deleteHooked(rh string, now int64) *Error {
-	return q.hooked(OpDelete, rh, now, func() *Error { return q.delete(rh, now) },
+	return q.hooked(OpDelete, rh, now, func(m *message, st handleState) *Error { return q.deleteFound(rh, m, st, now) },
 		func(ev Event, m *message) Event {
 			ev.Kind = EventDeleted
 			ev.Removed = m != nil && m.state == stateGone
@@ -374,7 +374,9 @@ func (q *Queue) deleteHooked(rh string, now int64) *Error {
 // changeVisibilityHooked is changeVisibility with the fault policy and the
 // observer. Caller holds q.mu.
 func (q *Queue) changeVisibilityHooked(rh string, timeout time.Duration, now int64, entry bool) *Error {
-	return q.hooked(OpChangeVisibility, rh, now, func() *Error { return q.changeVisibility(rh, timeout, now, entry) },
+	return q.hooked(OpChangeVisibility, rh, now, func(m *message, st handleState) *Error {
+		return q.changeVisibilityFound(rh, m, st, timeout, now, entry)
+	},
 		func(ev Event, _ *message) Event {
 			ev.Kind = EventVisibilityChanged
 			ev.Timeout = timeout
@@ -382,19 +384,18 @@ func (q *Queue) changeVisibilityHooked(rh string, timeout time.Duration, now int
 		})
 }
 
-// hooked runs a call on one receipt handle (apply) through the fault
-// policy — rejected before it changes anything, or its response lost after
-// — and tells the observer of the outcome, which fill completes. Without a
-// policy or an observer it is just apply. fill takes and returns the event
-// by value: a pointer to it would move it to the heap. Caller holds q.mu.
-func (q *Queue) hooked(op Op, rh string, now int64, apply func() *Error, fill func(Event, *message) Event) *Error {
+// hooked runs a call on one receipt handle (apply, given what the handle
+// names: decoding it was a tenth of a heartbeat's run, done once here
+// rather than again in apply) through the fault policy — rejected before
+// it changes anything, or its response lost after — and tells the
+// observer of the outcome, which fill completes. Without a policy or an
+// observer it is just apply. fill takes and returns the event by value: a
+// pointer to it would move it to the heap. Caller holds q.mu.
+func (q *Queue) hooked(op Op, rh string, now int64, apply func(*message, handleState) *Error, fill func(Event, *message) Event) *Error {
+	m, st := q.lookup(rh) // m is nil unless the handle names a stored message
 	f, o := q.b.cfg.faults, q.b.cfg.observer
 	if f == nil && o == nil {
-		return apply()
-	}
-	var m *message
-	if target, st := q.lookup(rh); st != handleInvalid && st != handleGone {
-		m = target
+		return apply(m, st)
 	}
 	c := q.call(op)
 	var e *Error
@@ -402,7 +403,7 @@ func (q *Queue) hooked(op Op, rh string, now int64, apply func() *Error, fill fu
 	if code := reject(f, c); code != "" {
 		e, injected = errInjected(code), true
 	} else {
-		e = apply()
+		e = apply(m, st)
 		applied = e == nil
 		if applied && f != nil && f.LoseResponse(c) {
 			e, injected = errLostResponse(), true

@@ -69,10 +69,15 @@ func (q *Queue) Delete(ctx context.Context, receiptHandle string) error {
 }
 
 func (q *Queue) delete(rh string, now int64) *Error {
+	m, st := q.lookup(rh)
+	return q.deleteFound(rh, m, st, now)
+}
+
+// deleteFound is delete of the message that lookup(rh) found.
+func (q *Queue) deleteFound(rh string, m *message, st handleState, now int64) *Error {
 	if rh == "" {
 		return MissingParameter("ReceiptHandle")
 	}
-	m, st := q.lookup(rh)
 	switch st {
 	case handleInvalid:
 		return errInvalidHandle(rh)
@@ -140,13 +145,19 @@ func errGoneEntry() *Error {
 // changeVisibility is ChangeMessageVisibility, or one entry of its batch
 // form when entry is set. Caller holds q.mu.
 func (q *Queue) changeVisibility(rh string, timeout time.Duration, now int64, entry bool) *Error {
+	m, st := q.lookup(rh)
+	return q.changeVisibilityFound(rh, m, st, timeout, now, entry)
+}
+
+// changeVisibilityFound is changeVisibility of the message that
+// lookup(rh) found.
+func (q *Queue) changeVisibilityFound(rh string, m *message, st handleState, timeout time.Duration, now int64, entry bool) *Error {
 	if timeout < 0 || timeout > maxVisibility || timeout%time.Second != 0 {
 		return invalidValue("VisibilityTimeout", int64(timeout/time.Second), "Must be >= 0 and <= 43200.")
 	}
 	if rh == "" {
 		return MissingParameter("ReceiptHandle")
 	}
-	m, st := q.lookup(rh)
 	switch {
 	case st == handleInvalid:
 		return errInvalidHandle(rh)
