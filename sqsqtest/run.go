@@ -380,3 +380,23 @@ func consumerName(i int) string {
 	}
 	return "c" + strconv.Itoa(i+1)
 }
+
+// The labels of a slot's crash and slowness draws, made once for the
+// first slots: the kit draws them at nearly every step.
+var crashLabels, slowLabels = slotLabels("crash "), slotLabels("slow ")
+
+func slotLabels(prefix string) (out [len(consumerNames)]string) {
+	for i := range out {
+		out[i] = prefix + consumerNames[i]
+	}
+	return out
+}
+
+// slotLabel is prefix followed by c's name, from labels when it has it
+// (the Lambda event source mapping has a slot but not its name).
+func slotLabel(labels *[len(consumerNames)]string, prefix string, c *consumer) string {
+	if c.slot < len(labels) && c.name == consumerNames[c.slot] {
+		return labels[c.slot]
+	}
+	return prefix + c.name
+}

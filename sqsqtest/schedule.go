@@ -156,7 +156,7 @@ func (r *run) do(a action, drawn bool) {
 func (r *run) take(cl *call, drawn bool) {
 	r.calls = removeCall(r.calls, cl)
 	c := cl.c
-	if drawn && c.gen == r.slots[c.slot].gen && chance(r.src, "crash "+c.name, r.s.Crash) {
+	if drawn && c.gen == r.slots[c.slot].gen && chance(r.src, slotLabel(&crashLabels, "crash ", c), r.s.Crash) {
 		r.logf("%s crashed before %s", c.name, cl.text)
 		r.crash(c, cl)
 		return
@@ -239,7 +239,7 @@ func (r *run) absorb() {
 		}
 		if !r.settling && r.s.Slowness > 0 && cl.draw == nil && !cl.c.kitThread() {
 			ladder := durationLadder(r.s.Slowness)
-			if d := ladder[r.src.Draw("slow "+cl.c.name, len(ladder))]; d > 0 {
+			if d := ladder[r.src.Draw(slotLabel(&slowLabels, "slow ", cl.c), len(ladder))]; d > 0 {
 				base := r.now()
 				if cl.wake.After(base) {
 					base = cl.wake
