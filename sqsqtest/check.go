@@ -301,7 +301,7 @@ func (s Scenario) Seeds(t Fataler, first uint64, n int) int {
 	defer s.spare.stop()
 	for i := 0; i < n; i++ {
 		seed := first + uint64(i)
-		o := s.Run(Seed(seed))
+		o := s.Run(s.spare.seed(seed))
 		if o.Err != nil {
 			if short := s.Shrink(Seed(seed)); short.Err != nil && short.Steps < o.Steps {
 				t.Fatalf("seed %d, shrunk by steps from %d to %d (replay with scenario.Shrink(sqsqtest.Seed(%d)); scenario.Run(sqsqtest.Seed(%d)) plays it unshrunk): %v",
@@ -357,7 +357,7 @@ func (s Scenario) Find(first uint64, maxRuns int) Finding {
 	found := 0
 	for i := 0; i < maxRuns && found < tries; i++ {
 		seed := first + uint64(i)
-		rec := &recorder{src: Seed(seed)}
+		rec := &recorder{src: s.spare.seed(seed)}
 		o := s.Run(rec)
 		if o.Err == nil {
 			o.recycle()

@@ -8,7 +8,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -98,7 +97,7 @@ type sched struct {
 	// them; a slice under a lock rather than a channel, which would have to
 	// be made large enough for any burst on every run. arrival pokes a
 	// scheduler waiting for the bubble's clock (see run.advanceTo).
-	arrMu   sync.Mutex
+	arrMu   runMutex // off outside a bubble (see runMutex)
 	arrived []*call
 	arrival chan struct{}
 
@@ -121,7 +120,9 @@ type sched struct {
 const fencedCallLimit = 10000
 
 func newSched(bubble bool) *sched {
-	return &sched{bubble: bubble, arrival: make(chan struct{}, 1)}
+	s := &sched{bubble: bubble, arrival: make(chan struct{}, 1)}
+	s.arrMu.off = !bubble
+	return s
 }
 
 // push hands cl to the scheduler.

@@ -50,7 +50,7 @@ func (r Record) String() string {
 // recorder was installed late) starts with a "sent" record taken from its
 // SentTimestamp.
 type Recorder struct {
-	mu sync.Mutex
+	mu runMutex // off while a run plays outside a bubble
 	// events are every event observed, in order; the histories are built
 	// from them when first read (built: how many are in), since most of
 	// a kit's runs pass and nobody reads theirs.

@@ -2,7 +2,6 @@ package sqsqtest
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/sqsq/sqsq"
 )
@@ -67,7 +66,7 @@ type Policy struct {
 	src   Source
 	rates [numFaults]int // an array, not Rates: copying the map was 3 % of a kit run
 
-	mu       sync.Mutex
+	mu       runMutex // off while a run plays outside a bubble
 	disabled bool
 	longPoll bool // a long poll is being answered: no short-poll sampling
 	log      []Injection

@@ -114,6 +114,10 @@ func (s Scenario) Run(src Source) *Outcome {
 		noteSize(&timelineHint, len(r.tl))
 	}()
 	r.pol = NewPolicy(src, s.Faults)
+	if !bubble { // see runMutex; on again for whoever reads them after the run
+		r.pol.mu.off, r.rec.mu.off = true, true
+		defer func() { r.pol.mu.off, r.rec.mu.off = false, false }()
+	}
 	n := 0
 	ids := func() string { n++; return messageID(n) }
 	var clk clock.Clock

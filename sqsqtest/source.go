@@ -25,7 +25,7 @@ type Source interface {
 // [SeedFaults], [Scenario.Seeds]) so the run can be reproduced.
 type PRNG struct {
 	seed uint64
-	mu   sync.Mutex
+	mu   runMutex // off while a loop's own PRNG plays outside a bubble
 	r    *rand.Rand
 }
 

@@ -38,6 +38,14 @@ func (s Scenario) reuse() Scenario {
 	return s
 }
 
+// seed is Seed(n) for one run of the loop; outside a bubble its lock is
+// off (see runMutex): nothing but the run draws from it.
+func (p *spares) seed(n uint64) *PRNG {
+	src := Seed(n)
+	src.mu.off = !p.bubble
+	return src
+}
+
 // stop ends the idle threads and gives GOGC back (see relaxGC).
 func (p *spares) stop() {
 	stopThreads(p.idle)
