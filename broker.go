@@ -191,7 +191,7 @@ func (b *Broker) CreateQueue(ctx context.Context, in CreateQueueInput) (*Queue, 
 	}
 	if p, _ := in.Attributes.RedrivePolicy.Get(); p != nil {
 		target := b.queueByARNLocked(p.DeadLetterTargetArn)
-		if err := b.checkRedriveTarget(*p, in.Attributes.redriveJSON, b.queueARN(in.QueueName), fifo, target); err != nil {
+		if err := b.checkRedriveTarget(*p, in.Attributes.redriveJSON, arn, fifo, target); err != nil {
 			return nil, err
 		}
 	}

@@ -71,6 +71,9 @@ type drawRequest struct {
 type threadEnd struct {
 	err   error
 	panic string // a panic of the consumer's code, with its stack
+	// cl hands the end to the scheduler: made with it, one allocation a
+	// thread rather than two.
+	cl call
 }
 
 // panicText is a recovered panic of a thread, with the stack it was
@@ -164,13 +167,14 @@ func (s *sched) failed() error {
 func (s *sched) spawn(c *consumer, fn func() error) {
 	c.threads++
 	end := &threadEnd{}
+	end.cl = call{c: c, end: end}
 	if s.bubble {
 		go func() {
 			defer func() {
 				if v := recover(); v != nil {
 					end.panic = panicText(v)
 				}
-				s.push(&call{c: c, end: end})
+				s.push(&end.cl)
 			}()
 			end.err = fn()
 		}()

@@ -52,9 +52,9 @@ func (s *sched) resume(t *thread) {
 		// Let its Goexit finish on a goroutine of its own: resumed here,
 		// the coroutine would pass the Goexit on to this goroutine.
 		go t.next()
-		s.push(&call{c: t.c, end: t.end})
+		s.push(&t.end.cl)
 	case t.idle:
-		s.push(&call{c: t.c, end: t.end})
+		s.push(&t.end.cl)
 		t.c, t.fn, t.end = nil, nil, nil
 		s.idle = append(s.idle, t)
 	default:
