@@ -183,6 +183,21 @@ func (s *sched) spawn(c *consumer, fn func() error) {
 	s.fresh = append(s.fresh, s.thread(c, end, fn))
 }
 
+// newCall returns an empty call for a kit call of the running goroutine
+// about to park. Outside a bubble that is the running thread's own: a
+// thread parks in one call at a time, and once the scheduler has granted
+// a call nothing holds it (take removes it from the parked calls first,
+// and a step reads what it needs of its action before it plays it), so
+// the thread may reuse it for its next. A call a step was a twentieth of
+// a run's allocations.
+func (s *sched) newCall() *call {
+	if t := s.cur; !s.bubble && t != nil && t.cl == nil {
+		t.own = call{}
+		return &t.own
+	}
+	return &call{}
+}
+
 // note hands the scheduler a timeline line from a goroutine of c; it does
 // not wait.
 func (s *sched) note(c *consumer, text string) {

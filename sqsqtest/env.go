@@ -96,7 +96,9 @@ func (e *Env) URL(name string) string {
 // that the schedule tells them apart.
 func (e *Env) Commit(what string, fn func(tx *Tx) error) error {
 	on := e.on()
-	if !e.r.sch.park(&call{c: e.c, text: "commit " + what + on}) {
+	cl := e.r.sch.newCall()
+	cl.c, cl.text = e.c, "commit "+what+on
+	if !e.r.sch.park(cl) {
 		return ErrCrashed
 	}
 	tx := &Tx{l: e.r.ledger}
@@ -183,7 +185,8 @@ func (e *Env) Sleep(d time.Duration) {
 // shrinks towards it. It is a step.
 func (e *Env) Draw(label string, n int) int {
 	req := &drawRequest{label: label, n: n}
-	cl := &call{c: e.c, text: "draw " + label, draw: req}
+	cl := e.r.sch.newCall()
+	cl.c, cl.text, cl.draw = e.c, "draw "+label, req
 	if !e.r.sch.park(cl) {
 		return 0
 	}
@@ -215,7 +218,9 @@ func (e *Env) Go(fn func()) {
 // step parks the consumer's goroutine until the schedule lets it go on,
 // not before wake; false means the consumer crashed.
 func (e *Env) step(what string, wake time.Time) bool {
-	return e.r.sch.park(&call{c: e.c, text: what + e.on(), wake: wake})
+	cl := e.r.sch.newCall()
+	cl.c, cl.text, cl.wake = e.c, what+e.on(), wake
+	return e.r.sch.park(cl)
 }
 
 // durationLadder is 0, the round values below max, and max.
@@ -244,7 +249,8 @@ type Queue struct {
 
 // Delete deletes a message ([sqsq.Queue.Delete]) as one step.
 func (q *Queue) Delete(ctx context.Context, receiptHandle string) error {
-	cl := &call{c: q.e.c, describe: func() string { return "delete(" + q.e.r.labelOf(receiptHandle) + ")" }}
+	cl := q.e.r.sch.newCall()
+	cl.c, cl.describe = q.e.c, func() string { return "delete(" + q.e.r.labelOf(receiptHandle) + ")" }
 	if !q.e.r.sch.park(cl) {
 		return ErrCrashed
 	}
@@ -256,7 +262,8 @@ func (q *Queue) Delete(ctx context.Context, receiptHandle string) error {
 // ChangeVisibility changes a message's visibility
 // ([sqsq.Queue.ChangeVisibility]) as one step.
 func (q *Queue) ChangeVisibility(ctx context.Context, receiptHandle string, timeout time.Duration) error {
-	cl := &call{c: q.e.c, describe: func() string { return "extend(" + q.e.r.labelOf(receiptHandle) + ", " + timeout.String() + ")" }}
+	cl := q.e.r.sch.newCall()
+	cl.c, cl.describe = q.e.c, func() string { return "extend(" + q.e.r.labelOf(receiptHandle) + ", " + timeout.String() + ")" }
 	if !q.e.r.sch.park(cl) {
 		return ErrCrashed
 	}

@@ -45,8 +45,9 @@ func (r *run) settle() bool {
 			break
 		}
 		before := len(r.tl)
-		r.do(pick, false)
+		// Read before do: a granted call is its thread's to reuse (see newCall).
 		receive := pick.kind == actReceive || pick.kind == actCall && pick.cl.receive
+		r.do(pick, false)
 		stuck = receive && len(r.tl) == before+1 && strings.HasSuffix(r.tl[before].Text, ": empty")
 	}
 	return r.quiet()

@@ -40,7 +40,8 @@ func (s *SQS) client() *awssqs.Client {
 // the run's bookkeeping).
 func do[In, Out any](s *SQS, what func() string, f func(*awssqs.Client, context.Context, *In, ...func(*sqs.Options)) (*Out, error),
 	ctx context.Context, in *In, optFns []func(*sqs.Options)) (*Out, error) {
-	cl := &call{c: s.e.c, describe: what}
+	cl := s.e.r.sch.newCall()
+	cl.c, cl.describe = s.e.c, what
 	if !s.e.r.sch.park(cl) {
 		return nil, ErrCrashed
 	}

@@ -29,6 +29,7 @@ type thread struct {
 	stop   func()
 	yield  func(struct{}) bool
 	cl     *call // the call it parked in, nil while it runs
+	own    call  // the call it parks in next (see sched.newCall)
 	goOn   bool  // the answer to cl
 	idle   bool  // fn has ended: the thread waits for another
 	exited bool  // fn called runtime.Goexit: the thread is done for
