@@ -47,6 +47,12 @@ type consumer struct {
 	batchHandler BatchHandler
 	lambda       LambdaHandler
 	inHand       []string // labels being handled (kit-owned shapes)
+	// A per-message consumer's last batch and its labels, reused by its
+	// next receive (which comes only once it is no longer busy), and the
+	// thread function that handles the batch, made once.
+	batch      []Msg
+	labels     []string
+	handleEach func() error
 
 	// Thread side: the message the per-message handler is on (nil for
 	// batch and loop consumers, whose goroutines may be on several).

@@ -3,6 +3,7 @@ package sqsqtest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -42,8 +43,15 @@ func (r *run) receive(c *consumer) {
 		r.log("receive by " + c.name + ": empty" + notes)
 		return
 	}
-	batch := make([]Msg, len(msgs))
-	ls := make([]string, 0, len(msgs))
+	var batch []Msg
+	var ls []string
+	if c.batchHandler != nil { // the handler may keep its batch
+		batch, ls = make([]Msg, len(msgs)), make([]string, 0, len(msgs))
+	} else {
+		clear(c.batch) // drop the last batch's maps
+		batch, ls = slices.Grow(c.batch[:0], len(msgs))[:len(msgs)], c.labels[:0]
+		c.batch = batch
+	}
 	for i, m := range msgs {
 		batch[i] = r.msg(m)
 		ls = append(ls, batch[i].Label)
@@ -65,7 +73,11 @@ func (r *run) receive(c *consumer) {
 		r.sch.spawn(c, func() error { return c.batchHandler(ctx, batch) })
 		return
 	}
-	r.sch.spawn(c, func() error { return r.handleEach(ctx, c, batch) })
+	c.labels = ls
+	if c.handleEach == nil {
+		c.handleEach = func() error { return r.handleEach(c.ctx, c, c.batch) }
+	}
+	r.sch.spawn(c, c.handleEach)
 }
 
 // The names a kit receive asks for, shared by every receive (the broker
