@@ -210,24 +210,24 @@ var statsMemoOff = false
 
 // statsMemo is a queue's counts as the kit last read them, and when: the
 // broker's events that named the queue and the SDK-shaped calls so far,
-// and the clock (at is
-// zero before the first read: a run's clock starts at Epoch).
+// and the clock (at is zero before the first read: a run's clock starts
+// at Epoch).
 type statsMemo struct {
 	c                 counts
 	events, untracked uint64
 	at                time.Time
 }
 
-// stats returns q's counts (q is r.q or r.dlq, m its memo), read again
-// only when they may have changed: the clock moved, the broker reported
-// an event of the queue, or a consumer called through the SDK-shaped client, which
-// may purge or delete a queue, changes no event reports. Every other
-// change to a queue's messages is an event: a send, a receive (and the
-// dead-letter move it makes), a delete, a visibility change, a redrive.
-// The kit read the same numbers two or three times a step, at a queue
-// lock each; the memo keeps only the four it reads, since copying the
-// whole Stats cost as much as the reads saved. An error (the queue
-// deleted) reads as empty.
+// stats returns q's counts (q is r.q or r.dlq, m its memo, events the
+// count of the broker's events that named q), read again only when they
+// may have changed: the clock moved, the broker reported an event of the
+// queue, or a consumer called through the SDK-shaped client, which may
+// purge or delete a queue without an event. Every other change to a
+// queue's messages is an event: a send, a receive (and the dead-letter
+// move it makes), a delete, a visibility change, a redrive. The kit read
+// the same numbers two or three times a step, at a queue lock each; the
+// memo keeps only the four it reads, since copying the whole Stats cost as
+// much as the reads saved. An error (the queue deleted) reads as empty.
 func (r *run) stats(q *sqsq.Queue, m *statsMemo, events *atomic.Uint64) counts {
 	now, seen, untracked := r.now(), events.Load(), r.untracked.Load()
 	if m.events == seen && m.untracked == untracked && m.at.Equal(now) && !statsMemoOff {

@@ -178,8 +178,6 @@ func (s *sched) drive(spare *spares, play func()) {
 	play()
 }
 
-// threadRoot is the entry of the function at the root of every thread
-// outside a bubble (spawn's coroutine body), set by the first one.
 // ownStack reports whether the caller, a kit call that found t running,
 // runs on t's goroutine and not on one the consumer started itself.
 // Walking the stack to its root (kitGoroutine) costs a microsecond or so,
@@ -191,8 +189,9 @@ func (s *sched) drive(spare *spares, play func()) {
 // where the stack has moved (Go copies a goroutine's stack to grow or
 // shrink it). So every call is checked, and walks are rare. A foreign
 // call slips through only from a stack that lies where t's stack was
-// before it moved; it then makes t's own next call a second one (see
-// park), or its end a panic of iter.Pull's, and the run fails either way.
+// before it moved, or between its old and new place; it then makes t's
+// own next call a second one (see park), or its end a panic of
+// iter.Pull's, and the run fails either way.
 func (t *thread) ownStack() bool {
 	var here byte
 	sp := uintptr(unsafe.Pointer(&here))
@@ -211,6 +210,8 @@ func (t *thread) ownStack() bool {
 	return true
 }
 
+// threadRoot is the entry of the function at the root of every thread
+// outside a bubble (spawn's coroutine body), set by the first one.
 var (
 	threadRootOnce sync.Once
 	threadRoot     atomic.Uintptr // read by goroutines that need not have set it
