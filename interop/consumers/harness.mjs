@@ -67,7 +67,12 @@ function ledger() {
   const charges = [];
   const skips = [];
   if (!existsSync(opt.ledger)) return { charges, skips };
-  readFileSync(opt.ledger, "utf8").split("\n").forEach((text, i) => {
+  // The consumer may be writing a line as we read: only lines that end in a
+  // newline are whole, so the text after the last newline is left for the
+  // next read.
+  const lines = readFileSync(opt.ledger, "utf8").split("\n");
+  lines.pop();
+  lines.forEach((text, i) => {
     const [kind, orderId, messageId] = text.split(" ");
     if (kind === "charge") charges.push({ orderId, messageId, line: i + 1 });
     else if (kind === "skip") skips.push({ orderId, messageId, line: i + 1 });
