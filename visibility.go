@@ -68,12 +68,8 @@ func (q *Queue) Delete(ctx context.Context, receiptHandle string) error {
 	return nil
 }
 
-func (q *Queue) delete(rh string, now int64) *Error {
-	m, st := q.lookup(rh)
-	return q.deleteFound(rh, m, st, now)
-}
-
-// deleteFound is delete of the message that lookup(rh) found.
+// deleteFound is DeleteMessage, or one entry of its batch form, of rh,
+// which lookup found to name m (st). Caller holds q.mu.
 func (q *Queue) deleteFound(rh string, m *message, st handleState, now int64) *Error {
 	if rh == "" {
 		return MissingParameter("ReceiptHandle")
@@ -142,15 +138,9 @@ func errGoneEntry() *Error {
 	return newError(CodeReceiptHandleIsInvalid, "Message does not exist or is not available for visibility timeout change")
 }
 
-// changeVisibility is ChangeMessageVisibility, or one entry of its batch
-// form when entry is set. Caller holds q.mu.
-func (q *Queue) changeVisibility(rh string, timeout time.Duration, now int64, entry bool) *Error {
-	m, st := q.lookup(rh)
-	return q.changeVisibilityFound(rh, m, st, timeout, now, entry)
-}
-
-// changeVisibilityFound is changeVisibility of the message that
-// lookup(rh) found.
+// changeVisibilityFound is ChangeMessageVisibility, or one entry of its
+// batch form when entry is set, of rh, which lookup found to name m (st).
+// Caller holds q.mu.
 func (q *Queue) changeVisibilityFound(rh string, m *message, st handleState, timeout time.Duration, now int64, entry bool) *Error {
 	if timeout < 0 || timeout > maxVisibility || timeout%time.Second != 0 {
 		return invalidValue("VisibilityTimeout", int64(timeout/time.Second), "Must be >= 0 and <= 43200.")

@@ -205,7 +205,7 @@ func newFastClock() *fastClock {
 }
 
 func (c *fastClock) set(t time.Time) {
-	t = t.Round(0).UTC() // as an offset from Epoch read it: no monotonic reading, in UTC
+	t = t.Round(0).UTC() // as an offset from Epoch gave it: no monotonic reading, in UTC
 	c.mu.Lock()
 	c.at.Store(&t)
 	mock := c.mock

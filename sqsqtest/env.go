@@ -47,9 +47,10 @@ type consumer struct {
 	batchHandler BatchHandler
 	lambda       LambdaHandler
 	inHand       []string // labels being handled (kit-owned shapes)
-	// A per-message consumer's last batch and its labels, reused by its
-	// next receive (which comes only once it is no longer busy), and the
-	// thread function that handles the batch, made once.
+	// The labels of its last receive and, for a per-message consumer, the
+	// batch, reused by its next receive (which comes only once it is no
+	// longer busy), and the thread function that handles the batch, made
+	// once.
 	batch      []Msg
 	labels     []string
 	handleEach func() error
@@ -114,7 +115,7 @@ func (e *Env) Commit(what string, fn func(tx *Tx) error) error {
 	}
 	tx.apply(e.r.now(), e.c.name)
 	var b strings.Builder
-	b.Grow(len(e.c.name) + len(what) + len(on) + 48*(len(tx.effects)+len(tx.suppressed)) + 1)
+	b.Grow(len(e.c.name) + len(what) + len(on) + 48*(len(tx.effects)+len(tx.suppressed)) + 1) // 48: a guess at an effect's part
 	b.WriteString(e.c.name)
 	b.WriteByte(' ')
 	b.WriteString(what)

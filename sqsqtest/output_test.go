@@ -116,16 +116,19 @@ func TestKindOfAndWords(t *testing.T) {
 func chargeThenDelete(bodies ...string) Scenario {
 	return Scenario{
 		Messages: bodies, Crash: 30, Faults: AllFaults(5),
-		Consumer: func(env *Env) Handler {
-			q := env.Queue()
-			return func(ctx context.Context, m Msg) error {
-				if err := env.Commit("charge", func(tx *Tx) error { tx.Effect("charge:" + m.Body); return nil }); err != nil {
-					return err
-				}
-				return q.Delete(ctx, m.ReceiptHandle)
-			}
-		},
+		Consumer:   chargeAndDelete,
 		Invariants: []Invariant{EffectOnce(func(b string) string { return "charge:" + b })},
+	}
+}
+
+// chargeAndDelete charges a message's body, then deletes it.
+func chargeAndDelete(env *Env) Handler {
+	q := env.Queue()
+	return func(ctx context.Context, m Msg) error {
+		if err := env.Commit("charge", func(tx *Tx) error { tx.Effect("charge:" + m.Body); return nil }); err != nil {
+			return err
+		}
+		return q.Delete(ctx, m.ReceiptHandle)
 	}
 }
 

@@ -43,13 +43,13 @@ func (r *run) receive(c *consumer) {
 		r.log("receive by " + c.name + ": empty" + notes)
 		return
 	}
+	ls := c.labels[:0] // only the kit reads them
 	var batch []Msg
-	var ls []string
 	if c.batchHandler != nil { // the handler may keep its batch
-		batch, ls = make([]Msg, len(msgs)), make([]string, 0, len(msgs))
+		batch = make([]Msg, len(msgs))
 	} else {
 		clear(c.batch) // drop the last batch's maps
-		batch, ls = slices.Grow(c.batch[:0], len(msgs))[:len(msgs)], c.labels[:0]
+		batch = slices.Grow(c.batch[:0], len(msgs))[:len(msgs)]
 		c.batch = batch
 	}
 	for i, m := range msgs {
@@ -67,13 +67,12 @@ func (r *run) receive(c *consumer) {
 			}
 		}
 	}
-	c.busy, c.inHand = true, ls
+	c.busy, c.inHand, c.labels = true, ls, ls
 	ctx := c.ctx
 	if c.batchHandler != nil {
 		r.sch.spawn(c, func() error { return c.batchHandler(ctx, batch) })
 		return
 	}
-	c.labels = ls
 	if c.handleEach == nil {
 		c.handleEach = func() error { return r.handleEach(c.ctx, c, c.batch) }
 	}

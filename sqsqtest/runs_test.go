@@ -122,21 +122,12 @@ func TestMessageID(t *testing.T) {
 // instant events only store messages of age 0 or take messages away.
 // Not parallel: it sets ageOnEveryEvent, which parallel tests read.
 func TestOldestAgeOnlyGrowsWithTheClock(t *testing.T) {
-	handle := func(env *Env) Handler {
-		q := env.Queue()
-		return func(ctx context.Context, m Msg) error {
-			if err := env.Commit("charge", func(tx *Tx) error { tx.Effect("charge:" + m.Body); return nil }); err != nil {
-				return err
-			}
-			return q.Delete(ctx, m.ReceiptHandle)
-		}
-	}
 	scenarios := map[string]Scenario{
 		"standard, DLQ and redrive": {Messages: []string{"a", "b", "c"}, MaxReceiveCount: 2, Redrive: true,
-			Faults: AllFaults(10), Crash: 10, MaxGap: 2 * 24 * 3600e9, Consumer: handle},
+			Faults: AllFaults(10), Crash: 10, MaxGap: 2 * 24 * 3600e9, Consumer: chargeAndDelete},
 		"fifo, DLQ and redrive": {Messages: []string{"a", "b", "c"}, FIFO: true, MaxReceiveCount: 1, Redrive: true,
-			Faults: AllFaults(10), Crash: 10, Consumer: handle},
-		"slow": {Messages: []string{"a", "b"}, Slowness: 3600e9, Faults: AllFaults(5), Consumer: handle},
+			Faults: AllFaults(10), Crash: 10, Consumer: chargeAndDelete},
+		"slow": {Messages: []string{"a", "b"}, Slowness: 3600e9, Faults: AllFaults(5), Consumer: chargeAndDelete},
 	}
 	for name, s := range scenarios {
 		grew := 0
@@ -165,15 +156,6 @@ func TestOldestAgeOnlyGrowsWithTheClock(t *testing.T) {
 // every turn. Not parallel: it sets statsMemoOff, which parallel tests
 // read.
 func TestStatsMemoChangesNoRun(t *testing.T) {
-	charge := func(env *Env) Handler {
-		q := env.Queue()
-		return func(ctx context.Context, m Msg) error {
-			if err := env.Commit("charge", func(tx *Tx) error { tx.Effect("charge:" + m.Body); return nil }); err != nil {
-				return err
-			}
-			return q.Delete(ctx, m.ReceiptHandle)
-		}
-	}
 	// A loop through the SDK-shaped client that redrives its own DLQ and
 	// now and then purges the queue.
 	loop := func(ctx context.Context, env *Env) {
@@ -202,9 +184,9 @@ func TestStatsMemoChangesNoRun(t *testing.T) {
 	}
 	scenarios := map[string]Scenario{
 		"standard, DLQ and redrive": {Messages: []string{"a", "b", "c"}, MaxReceiveCount: 1, Redrive: true,
-			Faults: AllFaults(10), Crash: 10, MaxGap: 3600e9, Consumer: charge},
+			Faults: AllFaults(10), Crash: 10, MaxGap: 3600e9, Consumer: chargeAndDelete},
 		"fifo, DLQ and redrive": {Messages: []string{"a", "b", "c"}, FIFO: true, MaxReceiveCount: 1, Redrive: true,
-			Faults: AllFaults(10), Crash: 10, Consumer: charge},
+			Faults: AllFaults(10), Crash: 10, Consumer: chargeAndDelete},
 		"SDK loop with purges and its own redrives": {Messages: []string{"a", "b", "c"}, Consumers: 2, MaxReceiveCount: 1,
 			Faults: AllFaults(10), Crash: 5, Steps: 60, Loop: loop},
 	}
