@@ -216,3 +216,23 @@ func TestStatsMemoChangesNoRun(t *testing.T) {
 		}
 	}
 }
+
+// A run outside a bubble plays with its own locks off (see runMutex), but
+// a Seed the caller passed keeps its lock, and the run's recorder and
+// policy have theirs back once the run returns; a loop's own PRNG is off
+// only outside a bubble.
+func TestRunMutexesOnAfterTheRun(t *testing.T) {
+	t.Parallel()
+	s := Scenario{Messages: []string{"a"}, Faults: AllFaults(20), Consumer: chargeAndDelete}
+	src := Seed(1)
+	o := s.Run(src)
+	if src.mu.off || o.History.mu.off {
+		t.Errorf("after Run: the caller's PRNG's lock off %v, the recorder's %v; want both on", src.mu.off, o.History.mu.off)
+	}
+	if p := (&spares{bubble: false}).seed(1); !p.mu.off {
+		t.Error("a loop's own PRNG outside a bubble kept its lock")
+	}
+	if p := (&spares{bubble: true}).seed(1); p.mu.off {
+		t.Error("a loop's own PRNG inside a bubble lost its lock")
+	}
+}
