@@ -12,7 +12,9 @@ import (
 	"path/filepath"
 
 	"github.com/benbjohnson/clock"
+
 	"github.com/sqsq/sqsq"
+	"github.com/sqsq/sqsq/internal/racexit"
 	"github.com/sqsq/sqsq/internal/state"
 	"github.com/sqsq/sqsq/internal/testsize"
 )
@@ -29,7 +31,7 @@ func TestMain(m *testing.M) {
 	// one (SQSQ_LONG=1) all of them.
 	flag.Parse()
 	testsize.QuickFlag("rapid.checks", "20", "")
-	os.Exit(m.Run())
+	racexit.Exit(m.Run())
 }
 
 // setup opens a store in a fresh directory, closed at the end of the test.

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/sqsq/sqsq/internal/racexit"
 )
 
 // TestMain fails the run if a test leaves a goroutine behind (a long poll
@@ -13,5 +15,5 @@ func TestMain(m *testing.M) {
 	if serveLoadChild() {
 		return
 	}
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(racexit.Exit))
 }

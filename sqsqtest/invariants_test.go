@@ -128,7 +128,7 @@ func TestDeleteFirstPassesNothingLeftFailsAtLeastOnce(t *testing.T) {
 	}
 	left := s
 	left.Invariants = []sqsqtest.Invariant{sqsqtest.NothingLeft()}
-	left.Seeds(t, 1, 300)
+	left.Seeds(t, 1, testsize.Scale(100, 300))
 
 	lost := s
 	lost.Invariants = []sqsqtest.Invariant{sqsqtest.NothingLeft(), sqsqtest.EffectAtLeastOnce(chargeOf)}

@@ -6,6 +6,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/sqsq/sqsq/internal/racexit"
 	"github.com/sqsq/sqsq/internal/testsize"
 )
 
@@ -16,5 +17,5 @@ import (
 func TestMain(m *testing.M) {
 	flag.Parse()
 	testsize.QuickKit()
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(racexit.Exit))
 }

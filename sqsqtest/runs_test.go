@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/sqsq/sqsq/internal/testsize"
 )
 
 func TestEnvRuns(t *testing.T) {
@@ -131,7 +133,7 @@ func TestOldestAgeOnlyGrowsWithTheClock(t *testing.T) {
 	}
 	for name, s := range scenarios {
 		grew := 0
-		for seed := uint64(1); seed <= 300; seed++ {
+		for seed := uint64(1); seed <= uint64(testsize.Scale(100, 300)); seed++ {
 			ageOnEveryEvent = false
 			now := s.Run(Seed(seed))
 			ageOnEveryEvent = true
@@ -192,7 +194,7 @@ func TestStatsMemoChangesNoRun(t *testing.T) {
 	}
 	seen := map[string]int{}
 	for name, s := range scenarios {
-		for seed := uint64(1); seed <= 200; seed++ {
+		for seed := uint64(1); seed <= uint64(testsize.Scale(60, 200)); seed++ {
 			statsMemoOff = false
 			memo := s.Run(Seed(seed))
 			for _, e := range memo.Timeline {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sqsq/sqsq/internal/golden"
+	"github.com/sqsq/sqsq/internal/racexit"
 )
 
 // TestOutput runs the program and compares what it prints with the golden
@@ -38,3 +39,6 @@ func TestOutputIsStable(t *testing.T) {
 		t.Errorf("two runs differ:\n--- first\n%s\n--- second\n%s", a.Bytes(), b.Bytes())
 	}
 }
+
+// TestMain skips the race detector's exit pause when the tests pass.
+func TestMain(m *testing.M) { racexit.Main(m) }

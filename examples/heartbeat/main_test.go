@@ -2,7 +2,6 @@ package main
 
 import (
 	"flag"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sqsq/sqsq/internal/exampletest"
+	"github.com/sqsq/sqsq/internal/racexit"
 	"github.com/sqsq/sqsq/internal/testsize"
 	"github.com/sqsq/sqsq/sqsqtest"
 )
@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 	flag.Parse()
 	testsize.QuickKit()
 	find = exampletest.Shared(find)
-	os.Exit(m.Run())
+	racexit.Exit(m.Run())
 }
 
 // maxShrunkSteps bounds the drawn steps of the shrunk failing schedule: two

@@ -2,7 +2,6 @@ package main
 
 import (
 	"flag"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sqsq/sqsq/internal/exampletest"
+	"github.com/sqsq/sqsq/internal/racexit"
 	"github.com/sqsq/sqsq/internal/testsize"
 	"github.com/sqsq/sqsq/sqsqtest"
 )
@@ -28,7 +28,7 @@ const maxShrunkSteps = 8
 // TestBuggyVersionsAreCaught.
 func TestMain(m *testing.M) {
 	find = exampletest.Shared(find)
-	os.Exit(m.Run())
+	racexit.Exit(m.Run())
 }
 
 // TestOutput runs the program and compares its output with the golden file:

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sqsq/sqsq/internal/golden"
+	"github.com/sqsq/sqsq/internal/racexit"
 )
 
 // TestOutput runs the program and compares what it prints with the golden
@@ -22,3 +23,6 @@ func TestOutput(t *testing.T) {
 	}
 	golden.Check(t, filepath.Join("testdata", "output.golden"), got.Bytes())
 }
+
+// TestMain skips the race detector's exit pause when the tests pass.
+func TestMain(m *testing.M) { racexit.Main(m) }

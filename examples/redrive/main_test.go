@@ -5,14 +5,16 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/sqsq/sqsq/internal/golden"
 	"go.uber.org/goleak"
+
+	"github.com/sqsq/sqsq/internal/golden"
+	"github.com/sqsq/sqsq/internal/racexit"
 )
 
 // TestMain fails the run if the program leaves a goroutine behind (the move
 // task's timer goroutine must end when the broker is closed).
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(m, goleak.Cleanup(racexit.Exit))
 }
 
 // TestOutput runs the program and compares what it prints with the golden

@@ -3,6 +3,8 @@ package main
 import (
 	"io"
 	"testing"
+
+	"github.com/sqsq/sqsq/internal/racexit"
 )
 
 // The flags are all this test checks: running the tool takes a server and
@@ -21,3 +23,6 @@ func TestParseFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestMain skips the race detector's exit pause when the tests pass.
+func TestMain(m *testing.M) { racexit.Main(m) }

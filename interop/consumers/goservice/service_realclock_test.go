@@ -16,10 +16,11 @@ import (
 
 	"github.com/sqsq/sqsq"
 	"github.com/sqsq/sqsq/awssqs"
+	"github.com/sqsq/sqsq/internal/racexit"
 	"github.com/sqsq/sqsq/sqsqtest"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m, goleak.Cleanup(racexit.Exit)) }
 
 // TestServiceDuplicates runs the service in process, through the awssqs
 // adapter on the real clock, while a seeded policy delivers in-flight
