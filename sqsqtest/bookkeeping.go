@@ -2,7 +2,6 @@ package sqsqtest
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -21,9 +20,12 @@ func (r *run) now() time.Time {
 
 func (r *run) since() time.Duration { return r.now().Sub(r.start) }
 
-func (r *run) log(text string) { r.tl = append(r.tl, Entry{At: r.since(), Text: text}) }
+// log adds a line to the timeline, joined from parts (see lineText).
+func (r *run) log(parts ...string) {
+	r.tl = append(r.tl, Entry{At: r.since(), Text: r.text.join(parts...)})
+}
 
-func (r *run) logf(format string, args ...any) { r.log(fmt.Sprintf(format, args...)) }
+func (r *run) logf(format string, args ...any) { r.log(r.text.sprintf(format, args...)) }
 
 // logCall logs a consumer's call with its outcome and any injected fault.
 func (r *run) logCall(c *consumer, call string, err error) {
@@ -32,8 +34,8 @@ func (r *run) logCall(c *consumer, call string, err error) {
 		stale = stale || e.Kind == sqsq.EventDeleted && e.Applied && !e.Removed
 	}
 	r.process()
-	if err == nil && !stale { // most calls: one string, not two
-		r.log(c.name + " " + call + r.faultNotes())
+	if err == nil && !stale { // most calls
+		r.log(c.name, " ", call, r.faultNotes())
 		return
 	}
 	text := c.name + " " + call
@@ -43,7 +45,7 @@ func (r *run) logCall(c *consumer, call string, err error) {
 	if stale {
 		text += " (stale handle: nothing deleted)"
 	}
-	r.log(text + r.faultNotes())
+	r.log(text, r.faultNotes())
 }
 
 func errText(err error) string {
@@ -137,7 +139,7 @@ func (r *run) process() {
 					r.deadlines[e.MessageID] = e.At.Add(e.Timeout)
 				} else {
 					delete(r.deadlines, e.MessageID)
-					r.log(l + " visible again")
+					r.log(l, " visible again")
 				}
 			}
 		case sqsq.EventDeleted:
@@ -154,7 +156,7 @@ func (r *run) process() {
 			delete(r.deadlines, e.MessageID)
 			r.ledger.MovedToDLQ++
 			r.inDLQ = append(r.inDLQ, l)
-			r.log(l + " moved to DLQ after " + strconv.Itoa(e.ReceiveCount) + " receives")
+			r.log(l, " moved to DLQ after ", strconv.Itoa(e.ReceiveCount), " receives")
 		}
 	}
 	// The oldest message's age, whose largest value the ledger keeps, grows

@@ -39,11 +39,16 @@ var ErrCrashed = errors.New("sqsqtest: the consumer crashed")
 type call struct {
 	c    *consumer
 	text string // the step as the timeline names it: "delete(A)"
-	// describe, if set, makes text once the call is parked: names of
-	// messages come from the run's bookkeeping, which only the scheduler
-	// may read while goroutines run.
-	describe func() string
-	wake     time.Time // not before this instant (zero: now)
+	// describe, if set, makes text once the call is parked, from handle,
+	// span or in: names of messages come from the run's bookkeeping,
+	// which only the scheduler may read while goroutines run. A static
+	// function, not a closure, so that a call allocates nothing for it.
+	describe func(r *run, cl *call) string
+	handle   string        // a receipt handle, for describe
+	span     time.Duration // a visibility timeout, for describe
+	in       any           // an SDK call's input, for describe
+	suffix   string        // joined to text once the call is parked: "(A)"
+	wake     time.Time     // not before this instant (zero: now)
 	ready    func() bool
 	// idleAt is the world version at which the thread's previous receive
 	// came back empty: a receive is not worth drawing again until the world
@@ -267,6 +272,9 @@ func (s *sched) quiesce(got []*call) []*call {
 // whatever order goroutines that ran at once arrived in: by consumer, then
 // by what the call is, then by arrival.
 func sortCalls(calls []*call) {
+	if len(calls) < 2 { // most lists: nothing to sort
+		return
+	}
 	slices.SortStableFunc(calls, func(a, b *call) int {
 		if a.c.slot != b.c.slot {
 			return cmp.Compare(a.c.slot, b.c.slot)

@@ -2,6 +2,7 @@ package sqsqtest
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -166,11 +167,12 @@ var parenLabels = func() (out [26]string) {
 // heartbeat written as "Work(10s); extend" runs on time.
 func (e *Env) Work(d time.Duration) {
 	if e.step("work", e.r.now().Add(d)) {
-		on := ""
+		on, l := "", ""
 		if m := e.c.current.Load(); m != nil {
-			on = " on " + m.Label
+			on, l = " on ", m.Label
 		}
-		e.r.log(e.c.name + " worked " + d.String() + on)
+		n, unit := durationText(d)
+		e.r.log(e.c.name, " worked ", n, unit, on, l)
 	}
 }
 
@@ -226,8 +228,30 @@ func (e *Env) Go(fn func()) {
 // not before wake; false means the consumer crashed.
 func (e *Env) step(what string, wake time.Time) bool {
 	cl := e.r.sch.newCall()
-	cl.c, cl.text, cl.wake = e.c, what+e.on(), wake
+	// The scheduler joins the text (see absorb): a goroutine that is not
+	// granted may not write the run's line text.
+	cl.c, cl.text, cl.suffix, cl.wake = e.c, what, e.on(), wake
 	return e.r.sch.park(cl)
+}
+
+// describeDelete and describeExtend name a delete and a visibility change
+// of a message by its handle.
+func describeDelete(r *run, cl *call) string {
+	return r.text.join("delete(", r.labelOf(cl.handle), ")")
+}
+
+func describeExtend(r *run, cl *call) string {
+	n, unit := durationText(cl.span)
+	return r.text.join("extend(", r.labelOf(cl.handle), ", ", n, unit, ")")
+}
+
+// durationText is d.String() in two parts, without building a string for
+// whole seconds under a minute (most of the kit's durations): "30", "s".
+func durationText(d time.Duration) (string, string) {
+	if d%time.Second == 0 && d >= 0 && d < time.Minute {
+		return strconv.Itoa(int(d / time.Second)), "s"
+	}
+	return d.String(), ""
 }
 
 // durationLadder is 0, the round values below max, and max.
@@ -257,7 +281,7 @@ type Queue struct {
 // Delete deletes a message ([sqsq.Queue.Delete]) as one step.
 func (q *Queue) Delete(ctx context.Context, receiptHandle string) error {
 	cl := q.e.r.sch.newCall()
-	cl.c, cl.describe = q.e.c, func() string { return "delete(" + q.e.r.labelOf(receiptHandle) + ")" }
+	cl.c, cl.handle, cl.describe = q.e.c, receiptHandle, describeDelete
 	if !q.e.r.sch.park(cl) {
 		return ErrCrashed
 	}
@@ -270,7 +294,7 @@ func (q *Queue) Delete(ctx context.Context, receiptHandle string) error {
 // ([sqsq.Queue.ChangeVisibility]) as one step.
 func (q *Queue) ChangeVisibility(ctx context.Context, receiptHandle string, timeout time.Duration) error {
 	cl := q.e.r.sch.newCall()
-	cl.c, cl.describe = q.e.c, func() string { return "extend(" + q.e.r.labelOf(receiptHandle) + ", " + timeout.String() + ")" }
+	cl.c, cl.handle, cl.span, cl.describe = q.e.c, receiptHandle, timeout, describeExtend
 	if !q.e.r.sch.park(cl) {
 		return ErrCrashed
 	}

@@ -40,7 +40,7 @@ func (r *run) receive(c *consumer) {
 		r.logf("receive by %s: %s%s", c.name, errText(err), notes)
 		return
 	case len(msgs) == 0:
-		r.log("receive by " + c.name + ": empty" + notes)
+		r.log("receive by ", c.name, ": empty", notes)
 		return
 	}
 	ls := c.labels[:0] // only the kit reads them
@@ -56,7 +56,7 @@ func (r *run) receive(c *consumer) {
 		batch[i] = r.msg(m)
 		ls = append(ls, batch[i].Label)
 	}
-	r.log("receive(" + strings.Join(ls, ",") + ") by " + c.name + notes)
+	r.log("receive(", strings.Join(ls, ","), ") by ", c.name, notes)
 	for _, m := range batch {
 		r.ledger.Deliveries[m.Label]++
 		for _, o := range r.slots {

@@ -43,6 +43,7 @@ type run struct {
 	dups        []string            // labels delivered again by a Duplicate fault, not yet logged
 	sent        int
 	tl          Timeline
+	text        lineText // the bytes of tl's lines and of calls' texts
 	steps       int
 	settling    bool
 	settleSteps int    // the actions the settle phase took
@@ -109,9 +110,11 @@ func (s Scenario) Run(src Source) *Outcome {
 	// timeline were most of a run's garbage.
 	r.rec.events = newEvents()
 	r.tl = make(Timeline, 0, sizeHint(&timelineHint))
+	r.text.buf = make([]byte, 0, sizeHint(&textHint))
 	defer func() {
-		noteSize(&eventsHint, len(r.rec.events))
-		noteSize(&timelineHint, len(r.tl))
+		noteSize(&eventsHint, len(r.rec.events), 1024)
+		noteSize(&timelineHint, len(r.tl), 1024)
+		noteSize(&textHint, r.text.written, 16<<10)
 	}()
 	r.pol = NewPolicy(src, s.Faults)
 	if !bubble { // see runMutex; on again for whoever reads them after the run
@@ -328,15 +331,16 @@ func (r *run) newConsumer(i, gen int) *consumer {
 	return c
 }
 
-// The lengths of recent runs' event lists and timelines, for the capacity
-// of the next run's: a hint, which never changes what a run does.
-var eventsHint, timelineHint atomic.Int64
+// The lengths of recent runs' event lists and timelines, and the bytes of
+// their lines, for the capacity of the next run's: a hint, which never
+// changes what a run does.
+var eventsHint, timelineHint, textHint atomic.Int64
 
 func sizeHint(h *atomic.Int64) int { return int(h.Load()) + 8 }
 
-// noteSize moves the hint a quarter of the way to n, up to a bound.
-func noteSize(h *atomic.Int64, n int) {
-	n = min(n, 1024)
+// noteSize moves the hint a quarter of the way to n, up to limit.
+func noteSize(h *atomic.Int64, n, limit int) {
+	n = min(n, limit)
 	old := h.Load()
 	h.Store(old + (int64(n)-old)/4)
 }

@@ -224,7 +224,10 @@ func (r *run) absorb() {
 			continue
 		}
 		if cl.describe != nil {
-			cl.text = cl.describe()
+			cl.text = cl.describe(r, cl)
+		}
+		if cl.suffix != "" {
+			cl.text, cl.suffix = r.text.join(cl.text, cl.suffix), ""
 		}
 		fresh = append(fresh, cl)
 	}

@@ -36,12 +36,13 @@ func (s *SQS) client() *awssqs.Client {
 	return r.client
 }
 
-// do runs f as one step, named by what once it is parked (what may read
-// the run's bookkeeping).
-func do[In, Out any](s *SQS, what func() string, f func(*awssqs.Client, context.Context, *In, ...func(*sqs.Options)) (*Out, error),
+// do runs f as one step, named what, or by describe from in once it is
+// parked (describe may read the run's bookkeeping).
+func do[In, Out any](s *SQS, what string, describe func(*run, *call) string,
+	f func(*awssqs.Client, context.Context, *In, ...func(*sqs.Options)) (*Out, error),
 	ctx context.Context, in *In, optFns []func(*sqs.Options)) (*Out, error) {
 	cl := s.e.r.sch.newCall()
-	cl.c, cl.describe = s.e.c, what
+	cl.c, cl.text, cl.describe, cl.in = s.e.c, what, describe, in
 	if !s.e.r.sch.park(cl) {
 		return nil, ErrCrashed
 	}
@@ -51,9 +52,6 @@ func do[In, Out any](s *SQS, what func() string, f func(*awssqs.Client, context.
 	return out, err
 }
 
-// named is a fixed name for do.
-func named(what string) func() string { return func() string { return what } }
-
 // queueName is the name at the end of a queue URL.
 func queueName(url *string) string {
 	u := aws.ToString(url)
@@ -62,16 +60,15 @@ func queueName(url *string) string {
 
 // DeleteMessage is [sqs.Client.DeleteMessage] as one step.
 func (s *SQS) DeleteMessage(ctx context.Context, in *sqs.DeleteMessageInput, optFns ...func(*sqs.Options)) (*sqs.DeleteMessageOutput, error) {
-	return do(s, func() string { return "delete(" + s.e.r.labelOf(aws.ToString(in.ReceiptHandle)) + ")" },
-		(*awssqs.Client).DeleteMessage, ctx, in, optFns)
+	return do(s, "", describeSDKDelete, (*awssqs.Client).DeleteMessage, ctx, in, optFns)
 }
 
 // DeleteMessageBatch is [sqs.Client.DeleteMessageBatch] as one step.
 func (s *SQS) DeleteMessageBatch(ctx context.Context, in *sqs.DeleteMessageBatchInput, optFns ...func(*sqs.Options)) (*sqs.DeleteMessageBatchOutput, error) {
-	return do(s, func() string {
+	return do(s, "", func(r *run, cl *call) string {
 		var ls []string
-		for _, e := range in.Entries {
-			ls = append(ls, s.e.r.labelOf(aws.ToString(e.ReceiptHandle)))
+		for _, e := range cl.in.(*sqs.DeleteMessageBatchInput).Entries {
+			ls = append(ls, r.labelOf(aws.ToString(e.ReceiptHandle)))
 		}
 		return "delete batch(" + strings.Join(ls, ",") + ")"
 	}, (*awssqs.Client).DeleteMessageBatch, ctx, in, optFns)
@@ -80,18 +77,27 @@ func (s *SQS) DeleteMessageBatch(ctx context.Context, in *sqs.DeleteMessageBatch
 // ChangeMessageVisibility is [sqs.Client.ChangeMessageVisibility] as one
 // step.
 func (s *SQS) ChangeMessageVisibility(ctx context.Context, in *sqs.ChangeMessageVisibilityInput, optFns ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityOutput, error) {
-	return do(s, func() string {
-		return "extend(" + s.e.r.labelOf(aws.ToString(in.ReceiptHandle)) + ", " + strconv.Itoa(int(in.VisibilityTimeout)) + "s)"
-	}, (*awssqs.Client).ChangeMessageVisibility, ctx, in, optFns)
+	return do(s, "", describeSDKExtend, (*awssqs.Client).ChangeMessageVisibility, ctx, in, optFns)
+}
+
+// describeSDKDelete and describeSDKExtend name the two calls a consumer
+// makes for nearly every message.
+func describeSDKDelete(r *run, cl *call) string {
+	return r.text.join("delete(", r.labelOf(aws.ToString(cl.in.(*sqs.DeleteMessageInput).ReceiptHandle)), ")")
+}
+
+func describeSDKExtend(r *run, cl *call) string {
+	in := cl.in.(*sqs.ChangeMessageVisibilityInput)
+	return r.text.join("extend(", r.labelOf(aws.ToString(in.ReceiptHandle)), ", ", strconv.Itoa(int(in.VisibilityTimeout)), "s)")
 }
 
 // ChangeMessageVisibilityBatch is [sqs.Client.ChangeMessageVisibilityBatch]
 // as one step.
 func (s *SQS) ChangeMessageVisibilityBatch(ctx context.Context, in *sqs.ChangeMessageVisibilityBatchInput, optFns ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityBatchOutput, error) {
-	return do(s, func() string {
+	return do(s, "", func(r *run, cl *call) string {
 		var ls []string
-		for _, e := range in.Entries {
-			ls = append(ls, fmt.Sprintf("%s, %ds", s.e.r.labelOf(aws.ToString(e.ReceiptHandle)), e.VisibilityTimeout))
+		for _, e := range cl.in.(*sqs.ChangeMessageVisibilityBatchInput).Entries {
+			ls = append(ls, fmt.Sprintf("%s, %ds", r.labelOf(aws.ToString(e.ReceiptHandle)), e.VisibilityTimeout))
 		}
 		return "extend batch(" + strings.Join(ls, "; ") + ")"
 	}, (*awssqs.Client).ChangeMessageVisibilityBatch, ctx, in, optFns)
@@ -102,7 +108,7 @@ func (s *SQS) ChangeMessageVisibilityBatch(ctx context.Context, in *sqs.ChangeMe
 func (s *SQS) SendMessage(ctx context.Context, in *sqs.SendMessageInput, optFns ...func(*sqs.Options)) (*sqs.SendMessageOutput, error) {
 	r := s.e.r
 	what := "send(" + r.labelOfBody(aws.ToString(in.MessageBody)) + ") to " + queueName(in.QueueUrl)
-	out, err := do(s, named(what), (*awssqs.Client).SendMessage, ctx, in, optFns)
+	out, err := do(s, what, nil, (*awssqs.Client).SendMessage, ctx, in, optFns)
 	if err == nil {
 		r.sentBy[queueName(in.QueueUrl)] = append(r.sentBy[queueName(in.QueueUrl)], aws.ToString(in.MessageBody))
 	}
@@ -118,7 +124,7 @@ func (s *SQS) SendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchInpu
 		ls = append(ls, r.labelOfBody(aws.ToString(e.MessageBody)))
 	}
 	what := fmt.Sprintf("send batch(%s) to %s", strings.Join(ls, ","), queueName(in.QueueUrl))
-	out, err := do(s, named(what), (*awssqs.Client).SendMessageBatch, ctx, in, optFns)
+	out, err := do(s, what, nil, (*awssqs.Client).SendMessageBatch, ctx, in, optFns)
 	if err == nil {
 		ok := map[string]bool{}
 		for _, e := range out.Successful {
@@ -135,12 +141,12 @@ func (s *SQS) SendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchInpu
 
 // GetQueueAttributes is [sqs.Client.GetQueueAttributes] as one step.
 func (s *SQS) GetQueueAttributes(ctx context.Context, in *sqs.GetQueueAttributesInput, optFns ...func(*sqs.Options)) (*sqs.GetQueueAttributesOutput, error) {
-	return do(s, named("get attributes of "+queueName(in.QueueUrl)), (*awssqs.Client).GetQueueAttributes, ctx, in, optFns)
+	return do(s, "get attributes of "+queueName(in.QueueUrl), nil, (*awssqs.Client).GetQueueAttributes, ctx, in, optFns)
 }
 
 // GetQueueUrl is [sqs.Client.GetQueueUrl] as one step.
 func (s *SQS) GetQueueUrl(ctx context.Context, in *sqs.GetQueueUrlInput, optFns ...func(*sqs.Options)) (*sqs.GetQueueUrlOutput, error) {
-	return do(s, named("get URL of "+aws.ToString(in.QueueName)), (*awssqs.Client).GetQueueUrl, ctx, in, optFns)
+	return do(s, "get URL of "+aws.ToString(in.QueueName), nil, (*awssqs.Client).GetQueueUrl, ctx, in, optFns)
 }
 
 // ReceiveMessage is [sqs.Client.ReceiveMessage] as one step. A receive

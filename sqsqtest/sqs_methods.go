@@ -79,7 +79,7 @@ func (s *SQS) AddPermission(ctx context.Context, in *sqs.AddPermissionInput, opt
 	if in != nil {
 		what = fmt.Sprintf("add permission %s to %s", aws.ToString(in.Label), refName(in.QueueUrl))
 	}
-	return do(s, named(what), (*awssqs.Client).AddPermission, ctx, in, optFns)
+	return do(s, what, nil, (*awssqs.Client).AddPermission, ctx, in, optFns)
 }
 
 // RemovePermission is [sqs.Client.RemovePermission] as one step.
@@ -88,7 +88,7 @@ func (s *SQS) RemovePermission(ctx context.Context, in *sqs.RemovePermissionInpu
 	if in != nil {
 		what = fmt.Sprintf("remove permission %s from %s", aws.ToString(in.Label), refName(in.QueueUrl))
 	}
-	return do(s, named(what), (*awssqs.Client).RemovePermission, ctx, in, optFns)
+	return do(s, what, nil, (*awssqs.Client).RemovePermission, ctx, in, optFns)
 }
 
 // CreateQueue is [sqs.Client.CreateQueue] as one step. A queue it creates
@@ -99,7 +99,7 @@ func (s *SQS) CreateQueue(ctx context.Context, in *sqs.CreateQueueInput, optFns 
 	if in != nil {
 		name = aws.ToString(in.QueueName)
 	}
-	out, err := do(s, named(strings.TrimSpace("create queue "+name)), (*awssqs.Client).CreateQueue, ctx, in, optFns)
+	out, err := do(s, strings.TrimSpace("create queue "+name), nil, (*awssqs.Client).CreateQueue, ctx, in, optFns)
 	if err == nil {
 		r := s.e.r
 		if q, gerr := r.b.GetQueue(context.Background(), name); gerr == nil && r.queues[name] != q {
@@ -117,7 +117,7 @@ func (s *SQS) DeleteQueue(ctx context.Context, in *sqs.DeleteQueueInput, optFns 
 	if in != nil {
 		name = refName(in.QueueUrl)
 	}
-	out, err := do(s, named(strings.TrimSpace("delete queue "+name)), (*awssqs.Client).DeleteQueue, ctx, in, optFns)
+	out, err := do(s, strings.TrimSpace("delete queue "+name), nil, (*awssqs.Client).DeleteQueue, ctx, in, optFns)
 	if err == nil {
 		r := s.e.r
 		if q := r.queues[name]; q != nil {
@@ -138,7 +138,7 @@ func (s *SQS) PurgeQueue(ctx context.Context, in *sqs.PurgeQueueInput, optFns ..
 	if in != nil {
 		name = refName(in.QueueUrl)
 	}
-	out, err := do(s, named(strings.TrimSpace("purge queue "+name)), (*awssqs.Client).PurgeQueue, ctx, in, optFns)
+	out, err := do(s, strings.TrimSpace("purge queue "+name), nil, (*awssqs.Client).PurgeQueue, ctx, in, optFns)
 	if err == nil {
 		s.forget(name)
 	}
@@ -151,7 +151,7 @@ func (s *SQS) SetQueueAttributes(ctx context.Context, in *sqs.SetQueueAttributes
 	if in != nil {
 		what = fmt.Sprintf("set attributes of %s (%s)", refName(in.QueueUrl), sortedKeys(in.Attributes))
 	}
-	out, err := do(s, named(what), (*awssqs.Client).SetQueueAttributes, ctx, in, optFns)
+	out, err := do(s, what, nil, (*awssqs.Client).SetQueueAttributes, ctx, in, optFns)
 	if err == nil {
 		s.e.r.version++ // a receive that found nothing may find something now
 	}
@@ -164,7 +164,7 @@ func (s *SQS) ListQueues(ctx context.Context, in *sqs.ListQueuesInput, optFns ..
 	if in != nil && aws.ToString(in.QueueNamePrefix) != "" {
 		what += " " + aws.ToString(in.QueueNamePrefix) + "*"
 	}
-	return do(s, named(what), (*awssqs.Client).ListQueues, ctx, in, optFns)
+	return do(s, what, nil, (*awssqs.Client).ListQueues, ctx, in, optFns)
 }
 
 // ListDeadLetterSourceQueues is [sqs.Client.ListDeadLetterSourceQueues] as
@@ -174,7 +174,7 @@ func (s *SQS) ListDeadLetterSourceQueues(ctx context.Context, in *sqs.ListDeadLe
 	if in != nil {
 		what += " of " + refName(in.QueueUrl)
 	}
-	return do(s, named(what), (*awssqs.Client).ListDeadLetterSourceQueues, ctx, in, optFns)
+	return do(s, what, nil, (*awssqs.Client).ListDeadLetterSourceQueues, ctx, in, optFns)
 }
 
 // TagQueue is [sqs.Client.TagQueue] as one step.
@@ -183,7 +183,7 @@ func (s *SQS) TagQueue(ctx context.Context, in *sqs.TagQueueInput, optFns ...fun
 	if in != nil {
 		what = fmt.Sprintf("tag queue %s (%s)", refName(in.QueueUrl), sortedKeys(in.Tags))
 	}
-	return do(s, named(what), (*awssqs.Client).TagQueue, ctx, in, optFns)
+	return do(s, what, nil, (*awssqs.Client).TagQueue, ctx, in, optFns)
 }
 
 // UntagQueue is [sqs.Client.UntagQueue] as one step.
@@ -192,7 +192,7 @@ func (s *SQS) UntagQueue(ctx context.Context, in *sqs.UntagQueueInput, optFns ..
 	if in != nil {
 		what = fmt.Sprintf("untag queue %s (%s)", refName(in.QueueUrl), strings.Join(in.TagKeys, ","))
 	}
-	return do(s, named(what), (*awssqs.Client).UntagQueue, ctx, in, optFns)
+	return do(s, what, nil, (*awssqs.Client).UntagQueue, ctx, in, optFns)
 }
 
 // ListQueueTags is [sqs.Client.ListQueueTags] as one step.
@@ -201,7 +201,7 @@ func (s *SQS) ListQueueTags(ctx context.Context, in *sqs.ListQueueTagsInput, opt
 	if in != nil {
 		what += " of " + refName(in.QueueUrl)
 	}
-	return do(s, named(what), (*awssqs.Client).ListQueueTags, ctx, in, optFns)
+	return do(s, what, nil, (*awssqs.Client).ListQueueTags, ctx, in, optFns)
 }
 
 // StartMessageMoveTask is [sqs.Client.StartMessageMoveTask] as one step:
@@ -217,7 +217,7 @@ func (s *SQS) StartMessageMoveTask(ctx context.Context, in *sqs.StartMessageMove
 			what += " to " + refName(in.DestinationArn)
 		}
 	}
-	out, err := do(s, named(what), (*awssqs.Client).StartMessageMoveTask, ctx, in, optFns)
+	out, err := do(s, what, nil, (*awssqs.Client).StartMessageMoveTask, ctx, in, optFns)
 	if err != nil {
 		return out, err
 	}
@@ -251,7 +251,7 @@ func (s *SQS) StartMessageMoveTask(ctx context.Context, in *sqs.StartMessageMove
 
 // CancelMessageMoveTask is [sqs.Client.CancelMessageMoveTask] as one step.
 func (s *SQS) CancelMessageMoveTask(ctx context.Context, in *sqs.CancelMessageMoveTaskInput, optFns ...func(*sqs.Options)) (*sqs.CancelMessageMoveTaskOutput, error) {
-	out, err := do(s, named("cancel move task"), (*awssqs.Client).CancelMessageMoveTask, ctx, in, optFns)
+	out, err := do(s, "cancel move task", nil, (*awssqs.Client).CancelMessageMoveTask, ctx, in, optFns)
 	if err == nil {
 		// A cancelled task is CANCELLING until the clock moves past the
 		// call, then CANCELLED: its end is now, not when its last message
@@ -271,5 +271,5 @@ func (s *SQS) ListMessageMoveTasks(ctx context.Context, in *sqs.ListMessageMoveT
 	if in != nil {
 		what += " of " + refName(in.SourceArn)
 	}
-	return do(s, named(what), (*awssqs.Client).ListMessageMoveTasks, ctx, in, optFns)
+	return do(s, what, nil, (*awssqs.Client).ListMessageMoveTasks, ctx, in, optFns)
 }

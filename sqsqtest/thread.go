@@ -164,8 +164,10 @@ func (s *sched) drive(spare *spares, play func()) {
 		err := fmt.Errorf("sqsqtest: a consumer goroutine neither called the kit nor returned for %v of real time: "+
 			"it is blocked outside the kit (a channel, a lock, a WaitGroup, a goroutine it started, a real timer) or loops; "+
 			"goroutines a handler starts need Scenario.Test (testing/synctest)", wait)
-		fmt.Fprintf(out, "%v\nThe run fails if it ever returns; until then the test waits (go test -timeout ends it).\n", err)
+		// Failed before it is said: whoever reads the message (its test)
+		// may let the thread return at once, and the run must fail then.
 		s.fail(err)
+		fmt.Fprintf(out, "%v\nThe run fails if it ever returns; until then the test waits (go test -timeout ends it).\n", err)
 	}
 	mu.Lock()
 	watch = time.AfterFunc(wait, bark)
