@@ -35,6 +35,7 @@ type consumer struct {
 	name      string // c1, c2, …
 	slot, gen int
 	env       *Env
+	envOf     Env // env points here: one allocation, not two
 
 	crashed     atomic.Bool
 	fencedCalls atomic.Int64

@@ -153,6 +153,9 @@ func (r *run) quiet() bool {
 func (r *run) finish() {
 	r.cancel()
 	for _, c := range r.all {
+		if c.cancel != nil { // a Lambda mapping's thread has none
+			c.cancel()
+		}
 		c.crashed.Store(true)
 	}
 	for _, cl := range r.calls {
