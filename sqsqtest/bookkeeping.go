@@ -110,11 +110,16 @@ func (r *run) process() {
 	}
 	dated := false // a redrive stores a message as of its move's instant, which may be past
 	for _, e := range evs {
-		l := r.labelOfBody(e.Body)
-		if e.MessageID != "" {
-			if _, seen := r.idLabel[e.MessageID]; !seen {
-				r.ids[l] = append(r.ids[l], e.MessageID)
-			}
+		// A message's body, so its label, never changes: known ids are
+		// looked up once, not hashed three times with their body.
+		var l string
+		if e.MessageID == "" {
+			l = r.labelOfBody(e.Body)
+		} else if known, seen := r.idLabel[e.MessageID]; seen {
+			l = known
+		} else {
+			l = r.labelOfBody(e.Body)
+			r.ids[l] = append(r.ids[l], e.MessageID)
 			r.idLabel[e.MessageID] = l
 		}
 		switch e.Kind {
