@@ -126,7 +126,7 @@ func (r *run) process() {
 		case sqsq.EventSent:
 			r.stored[e.MessageID] = [2]string{e.Queue, l}
 			if e.Delay > 0 {
-				r.delays[e.MessageID] = e.At.Add(e.Delay)
+				r.delays.set(e.MessageID, e.At.Add(e.Delay))
 			}
 		case sqsq.EventReceived:
 			r.handles[e.ReceiptHandle] = l
@@ -134,22 +134,22 @@ func (r *run) process() {
 				r.dups = append(r.dups, l)
 			}
 			if e.Timeout > 0 {
-				r.deadlines[e.MessageID] = e.At.Add(e.Timeout)
+				r.deadlines.set(e.MessageID, e.At.Add(e.Timeout))
 			} else {
-				delete(r.deadlines, e.MessageID)
+				r.deadlines.del(e.MessageID)
 			}
 		case sqsq.EventVisibilityChanged:
-			if _, tracked := r.deadlines[e.MessageID]; tracked && e.Applied {
+			if _, tracked := r.deadlines.get(e.MessageID); tracked && e.Applied {
 				if e.Timeout > 0 {
-					r.deadlines[e.MessageID] = e.At.Add(e.Timeout)
+					r.deadlines.set(e.MessageID, e.At.Add(e.Timeout))
 				} else {
-					delete(r.deadlines, e.MessageID)
+					r.deadlines.del(e.MessageID)
 					r.log(l, " visible again")
 				}
 			}
 		case sqsq.EventDeleted:
 			if e.Removed {
-				delete(r.deadlines, e.MessageID)
+				r.deadlines.del(e.MessageID)
 				delete(r.stored, e.MessageID)
 			}
 		case sqsq.EventRedriven:
@@ -158,7 +158,7 @@ func (r *run) process() {
 			r.stored[e.NewMessageID] = [2]string{e.Destination, l}
 		case sqsq.EventDeadLettered:
 			r.stored[e.MessageID] = [2]string{e.DeadLetterQueue, l}
-			delete(r.deadlines, e.MessageID)
+			r.deadlines.del(e.MessageID)
 			r.ledger.MovedToDLQ++
 			r.inDLQ = append(r.inDLQ, l)
 			r.log(l, " moved to DLQ after ", strconv.Itoa(e.ReceiveCount), " receives")

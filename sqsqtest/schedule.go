@@ -97,11 +97,16 @@ func (r *run) nextInstant() (time.Time, bool) {
 			next = t
 		}
 	}
-	for _, d := range r.deadlines {
-		consider(d)
-	}
-	for _, d := range r.delays {
-		consider(d)
+	for _, due := range [...]*dueTimes{&r.deadlines, &r.delays} {
+		if first, ok := due.earliest(); !ok {
+			continue
+		} else if first.After(now) {
+			consider(first) // the earliest is to come: the rest are later
+			continue
+		}
+		for _, d := range due.m { // some are past (in a bubble, time moves on its own)
+			consider(d)
+		}
 	}
 	for _, cl := range r.calls {
 		if !cl.wake.IsZero() {
@@ -315,15 +320,19 @@ func (r *run) advanceTo(t time.Time) {
 		l  string
 	}
 	var due []exp
-	for id, d := range r.deadlines {
-		if !d.After(now) {
-			due = append(due, exp{d, r.idLabel[id]})
-			delete(r.deadlines, id)
+	if first, ok := r.deadlines.earliest(); ok && !first.After(now) {
+		for id, d := range r.deadlines.m {
+			if !d.After(now) {
+				due = append(due, exp{d, r.idLabel[id]})
+				r.deadlines.del(id)
+			}
 		}
 	}
-	for id, d := range r.delays {
-		if !d.After(now) {
-			delete(r.delays, id)
+	if first, ok := r.delays.earliest(); ok && !first.After(now) {
+		for id, d := range r.delays.m {
+			if !d.After(now) {
+				r.delays.del(id)
+			}
 		}
 	}
 	sort.Slice(due, func(i, j int) bool {

@@ -1,8 +1,6 @@
 package sqsqtest
 
 import (
-	"time"
-
 	"github.com/sqsq/sqsq"
 )
 
@@ -59,8 +57,8 @@ func (p *spares) stop() {
 type books struct {
 	labels    map[string]string      // body → label
 	handles   map[string]string      // receipt handle → label
-	deadlines map[string]time.Time   // MessageId → end of its visibility
-	delays    map[string]time.Time   // MessageId → end of its delay
+	deadlines dueTimes               // MessageId → end of its visibility
+	delays    dueTimes               // MessageId → end of its delay, move task → its end
 	idLabel   map[string]string      // MessageId → label
 	ids       map[string][]string    // label → its MessageIds
 	stored    map[string][2]string   // MessageId → {queue, label} of a message still stored
@@ -78,8 +76,8 @@ func (p *spares) books() *books {
 		p.spareBooks = nil
 		clear(b.labels)
 		clear(b.handles)
-		clear(b.deadlines)
-		clear(b.delays)
+		b.deadlines.clear()
+		b.delays.clear()
 		clear(b.idLabel)
 		clear(b.ids)
 		clear(b.stored)
@@ -88,8 +86,8 @@ func (p *spares) books() *books {
 		b.acts = b.acts[:0]
 		return b
 	}
-	return &books{labels: map[string]string{}, handles: map[string]string{}, deadlines: map[string]time.Time{},
-		delays: map[string]time.Time{}, idLabel: map[string]string{}, ids: map[string][]string{},
+	return &books{labels: map[string]string{}, handles: map[string]string{}, deadlines: newDueTimes(),
+		delays: newDueTimes(), idLabel: map[string]string{}, ids: map[string][]string{},
 		stored: map[string][2]string{}, queues: map[string]*sqsq.Queue{}}
 }
 

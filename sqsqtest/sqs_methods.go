@@ -53,14 +53,14 @@ func (s *SQS) forget(name string) {
 		h := r.rec.History(id)
 		return len(h) > 0 && h[len(h)-1].Queue == name
 	}
-	for id := range r.deadlines {
+	for id := range r.deadlines.m {
 		if in(id) {
-			delete(r.deadlines, id)
+			r.deadlines.del(id)
 		}
 	}
-	for id := range r.delays {
+	for id := range r.delays.m {
 		if in(id) {
-			delete(r.delays, id)
+			r.delays.del(id)
 		}
 	}
 	if r.dlq != nil && name == r.dlq.Name() {
@@ -237,7 +237,7 @@ func (s *SQS) StartMessageMoveTask(ctx context.Context, in *sqs.StartMessageMove
 	// The k-th message (from 0) moves k/rate after the start and the task
 	// ends with its last one; with nothing to move it ends at once.
 	if toMove > 0 {
-		r.delays[moveTaskKey(handle)] = r.now().Add(time.Duration(toMove)*time.Second/time.Duration(rate) + time.Millisecond)
+		r.delays.set(moveTaskKey(handle), r.now().Add(time.Duration(toMove)*time.Second/time.Duration(rate)+time.Millisecond))
 	}
 	r.ledger.Redriven += int(toMove)
 	if r.dlq != nil {
@@ -257,8 +257,8 @@ func (s *SQS) CancelMessageMoveTask(ctx context.Context, in *sqs.CancelMessageMo
 		// call, then CANCELLED: its end is now, not when its last message
 		// would have moved.
 		r := s.e.r
-		if _, ok := r.delays[moveTaskKey(aws.ToString(in.TaskHandle))]; ok {
-			r.delays[moveTaskKey(aws.ToString(in.TaskHandle))] = r.now().Add(time.Millisecond)
+		if _, ok := r.delays.get(moveTaskKey(aws.ToString(in.TaskHandle))); ok {
+			r.delays.set(moveTaskKey(aws.ToString(in.TaskHandle)), r.now().Add(time.Millisecond))
 		}
 		r.version++
 	}
