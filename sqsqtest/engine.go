@@ -47,7 +47,8 @@ type call struct {
 	handle   string        // a receipt handle, for describe
 	span     time.Duration // a visibility timeout, for describe
 	in       any           // an SDK call's input, for describe
-	suffix   string        // joined to text once the call is parked: "(A)"
+	prefix   string        // joined before text once the call is parked: "commit "
+	suffix   string        // joined after text once the call is parked: "(A)"
 	wake     time.Time     // not before this instant (zero: now)
 	ready    func() bool
 	// idleAt is the world version at which the thread's previous receive
@@ -64,7 +65,7 @@ type call struct {
 	// consumer's goroutine outside a granted call (after a handler
 	// returned): inside a bubble other goroutines may run then, so the
 	// scheduler writes it, in a fixed order.
-	note string
+	note [3]string // its parts, joined by the scheduler
 }
 
 type drawRequest struct {
@@ -205,8 +206,8 @@ func (s *sched) newCall() *call {
 
 // note hands the scheduler a timeline line from a goroutine of c; it does
 // not wait.
-func (s *sched) note(c *consumer, text string) {
-	s.push(&call{c: c, note: text})
+func (s *sched) note(c *consumer, text, more, last string) {
+	s.push(&call{c: c, note: [3]string{text, more, last}})
 }
 
 // park is a kit call made by a goroutine of consumer c: it waits for its
@@ -231,7 +232,7 @@ func (s *sched) park(cl *call) bool {
 	t := s.cur
 	if t == nil || t.cl != nil || !t.ownStack() {
 		s.fail(fmt.Errorf("sqsqtest: %s called the kit (%s) from a goroutine the kit did not start; "+
-			"run the scenario with Scenario.Test (testing/synctest, Go 1.25+), or start it with env.Go", c.name, cl.text))
+			"run the scenario with Scenario.Test (testing/synctest, Go 1.25+), or start it with env.Go", c.name, cl.prefix+cl.text+cl.suffix))
 		c.crashed.Store(true)
 		return false
 	}

@@ -3,7 +3,6 @@ package sqsqtest
 import (
 	"context"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -106,7 +105,8 @@ func (e *Env) URL(name string) string {
 func (e *Env) Commit(what string, fn func(tx *Tx) error) error {
 	on := e.on()
 	cl := e.r.sch.newCall()
-	cl.c, cl.text = e.c, "commit "+what+on
+	// The scheduler joins the text (see absorb).
+	cl.c, cl.prefix, cl.text, cl.suffix = e.c, "commit ", what, on
 	if !e.r.sch.park(cl) {
 		return ErrCrashed
 	}
@@ -116,26 +116,18 @@ func (e *Env) Commit(what string, fn func(tx *Tx) error) error {
 		return err
 	}
 	tx.apply(e.r.now(), e.c.name)
-	var b strings.Builder
-	b.Grow(len(e.c.name) + len(what) + len(on) + 48*(len(tx.effects)+len(tx.suppressed)) + 1) // 48: a guess at an effect's part
-	b.WriteString(e.c.name)
-	b.WriteByte(' ')
-	b.WriteString(what)
-	b.WriteString(on)
+	var room [16]string // most commits' parts, on the stack
+	parts := append(room[:0], e.c.name, " ", what, on)
 	sep := ": "
 	for _, k := range tx.effects {
-		b.WriteString(sep)
-		b.WriteString(k)
+		parts = append(parts, sep, k)
 		sep = ", "
 	}
 	for _, k := range tx.suppressed {
-		b.WriteString(sep)
-		b.WriteString("duplicate ")
-		b.WriteString(k)
-		b.WriteString(" suppressed")
+		parts = append(parts, sep, "duplicate ", k, " suppressed")
 		sep = ", "
 	}
-	e.r.log(b.String())
+	e.r.log(parts...)
 	return nil
 }
 
@@ -196,7 +188,7 @@ func (e *Env) Sleep(d time.Duration) {
 func (e *Env) Draw(label string, n int) int {
 	req := &drawRequest{label: label, n: n}
 	cl := e.r.sch.newCall()
-	cl.c, cl.text, cl.draw = e.c, "draw "+label, req
+	cl.c, cl.prefix, cl.text, cl.draw = e.c, "draw ", label, req
 	if !e.r.sch.park(cl) {
 		return 0
 	}

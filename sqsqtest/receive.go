@@ -96,7 +96,7 @@ func (r *run) handleEach(ctx context.Context, c *consumer, batch []Msg) error {
 	for i := range batch {
 		m := &batch[i] // nothing changes batch: c.current may point into it
 		if first, ok := stopped[m.GroupId]; ok && r.s.FIFO {
-			r.sch.note(c, fmt.Sprintf("%s leaves %s in flight: group %s stopped at %s", c.name, m.Label, m.GroupId, first))
+			r.sch.note(c, fmt.Sprintf("%s leaves %s in flight: group %s stopped at %s", c.name, m.Label, m.GroupId, first), "", "")
 			continue
 		}
 		c.current.Store(m)
@@ -106,14 +106,14 @@ func (r *run) handleEach(ctx context.Context, c *consumer, batch []Msg) error {
 			return ErrCrashed
 		}
 		if err != nil {
-			r.sch.note(c, fmt.Sprintf("%s failed on %s: %v", c.name, m.Label, err))
+			r.sch.note(c, fmt.Sprintf("%s failed on %s: %v", c.name, m.Label, err), "", "")
 			if stopped == nil {
 				stopped = map[string]string{}
 			}
 			stopped[m.GroupId] = m.Label
 			continue
 		}
-		r.sch.note(c, c.name+" done with "+m.Label)
+		r.sch.note(c, c.name, " done with ", m.Label)
 	}
 	return nil
 }

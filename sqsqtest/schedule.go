@@ -216,7 +216,7 @@ func (r *run) absorb() {
 	defer func() { clear(got); r.arrived = got[:0] }()
 	var fresh, notes []*call
 	for _, cl := range got {
-		if cl.note != "" {
+		if cl.note[0] != "" {
 			notes = append(notes, cl)
 			continue
 		}
@@ -231,14 +231,14 @@ func (r *run) absorb() {
 		if cl.describe != nil {
 			cl.text = cl.describe(r, cl)
 		}
-		if cl.suffix != "" {
-			cl.text, cl.suffix = r.text.join(cl.text, cl.suffix), ""
+		if cl.prefix != "" || cl.suffix != "" {
+			cl.text, cl.prefix, cl.suffix = r.text.join(cl.prefix, cl.text, cl.suffix), "", ""
 		}
 		fresh = append(fresh, cl)
 	}
 	sortCalls(notes)
 	for _, cl := range notes {
-		r.log(cl.note)
+		r.log(cl.note[:]...)
 	}
 	sortCalls(fresh)
 	for _, cl := range fresh {
@@ -284,11 +284,11 @@ func (r *run) send() {
 	}
 	r.sent++
 	_, err := r.q.Send(r.ctx, in)
-	text := "send(" + r.labels[body] + ")"
 	if err != nil {
-		text += ": " + errText(err)
+		r.log("send(", r.labels[body], "): ", errText(err))
+	} else {
+		r.log("send(", r.labels[body], ")")
 	}
-	r.log(text)
 	r.process()
 }
 
@@ -342,7 +342,7 @@ func (r *run) advanceTo(t time.Time) {
 		return due[i].l < due[j].l
 	})
 	for _, d := range due {
-		r.tl = append(r.tl, Entry{At: d.at.Sub(r.start), Text: "visibility expired(" + d.l + ")"})
+		r.tl = append(r.tl, Entry{At: d.at.Sub(r.start), Text: r.text.join("visibility expired(", d.l, ")")})
 	}
 	r.process()
 }

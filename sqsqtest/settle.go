@@ -170,7 +170,7 @@ func (r *run) finish() {
 		got := r.sch.quiesce(r.early)
 		r.early = nil
 		for _, cl := range got {
-			if cl.note != "" {
+			if cl.note[0] != "" {
 				continue // the run is over
 			}
 			if cl.end != nil {
