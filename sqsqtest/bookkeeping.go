@@ -18,7 +18,15 @@ func (r *run) now() time.Time {
 	return time.Now()
 }
 
-func (r *run) since() time.Duration { return r.now().Sub(r.start) }
+// since is the run's time so far. On the kit's own clock, whose instants
+// carry no monotonic reading, the difference of Unix nanoseconds is the
+// same and costs a tenth of Time.Sub, which the timeline paid every line.
+func (r *run) since() time.Duration {
+	if r.fast != nil {
+		return time.Duration(r.fast.Now().UnixNano() - r.startNano)
+	}
+	return time.Since(r.start)
+}
 
 // log adds a line to the timeline, joined from parts (see lineText).
 func (r *run) log(parts ...string) {

@@ -18,23 +18,24 @@ import (
 
 // run is one play of a scenario.
 type run struct {
-	s      *Scenario
-	src    Source
-	pol    *Policy
-	sch    *sched
-	fast   *fastClock // the clock outside a bubble; nil inside one
-	start  time.Time
-	b      *sqsq.Broker
-	q, dlq *sqsq.Queue
-	client *awssqs.Client // made on first use by SQS
-	ctx    context.Context
-	cancel context.CancelFunc
-	ledger *Ledger
-	rec    *Recorder
-	slots  []*consumer // the current generation of each consumer
-	all    []*consumer // every generation, for goroutines still ending
-	calls  []*call     // parked kit calls, sorted (see sortCalls)
-	early  []*call     // arrivals that ended a clock advance early
+	s         *Scenario
+	src       Source
+	pol       *Policy
+	sch       *sched
+	fast      *fastClock // the clock outside a bubble; nil inside one
+	start     time.Time
+	startNano int64 // start.UnixNano(), for since
+	b         *sqsq.Broker
+	q, dlq    *sqsq.Queue
+	client    *awssqs.Client // made on first use by SQS
+	ctx       context.Context
+	cancel    context.CancelFunc
+	ledger    *Ledger
+	rec       *Recorder
+	slots     []*consumer // the current generation of each consumer
+	all       []*consumer // every generation, for goroutines still ending
+	calls     []*call     // parked kit calls, sorted (see sortCalls)
+	early     []*call     // arrivals that ended a clock advance early
 
 	*books
 	inDLQ       []string            // labels in the DLQ, in order
@@ -138,6 +139,7 @@ func (s Scenario) Run(src Source) *Outcome {
 		clk = r.fast
 	}
 	r.start = clk.Now()
+	r.startNano = r.start.UnixNano()
 	r.b = sqsq.NewBroker(sqsq.WithClock(clk), sqsq.WithFaults(r.pol), sqsq.WithObserver(r), sqsq.WithIDFunc(ids))
 	defer r.b.Close()
 	if err := r.setup(); err != nil {
