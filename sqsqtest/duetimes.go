@@ -20,10 +20,13 @@ func (d *dueTimes) get(k string) (time.Time, bool) {
 }
 
 func (d *dueTimes) set(k string, t time.Time) {
+	if !d.known { // earliest works it out: no need to look at the old value
+		d.m[k] = t
+		return
+	}
 	old, had := d.m[k]
 	d.m[k] = t
 	switch {
-	case !d.known:
 	case len(d.m) == 1:
 		d.first = t
 	case had && old.Equal(d.first) && t.After(old):
@@ -45,6 +48,20 @@ func (d *dueTimes) del(k string) {
 func (d *dueTimes) clear() {
 	clear(d.m)
 	d.first, d.known = time.Time{}, true
+}
+
+// removeDue removes the entries due at or before now, calling each with
+// every one; it ranges over the map only when the earliest is due.
+func (d *dueTimes) removeDue(now time.Time, each func(k string, at time.Time)) {
+	if first, ok := d.earliest(); !ok || first.After(now) {
+		return
+	}
+	for k, at := range d.m {
+		if !at.After(now) {
+			each(k, at)
+			d.del(k)
+		}
+	}
 }
 
 // earliest is the earliest instant of the map; false when it is empty.

@@ -229,13 +229,21 @@ func (e *Env) step(what string, wake time.Time) bool {
 
 // describeDelete and describeExtend name a delete and a visibility change
 // of a message by its handle.
-func describeDelete(r *run, cl *call) string {
-	return r.text.join("delete(", r.labelOf(cl.handle), ")")
-}
+func describeDelete(r *run, cl *call) string { return r.deleteText(cl.handle) }
 
 func describeExtend(r *run, cl *call) string {
 	n, unit := durationText(cl.span)
-	return r.text.join("extend(", r.labelOf(cl.handle), ", ", n, unit, ")")
+	return r.extendText(cl.handle, n, unit)
+}
+
+// deleteText and extendText are the timeline's "delete(A)" and
+// "extend(A, 30s)", for both the kit's Queue and its SDK-shaped client.
+func (r *run) deleteText(handle string) string {
+	return r.text.join("delete(", r.labelOf(handle), ")")
+}
+
+func (r *run) extendText(handle, n, unit string) string {
+	return r.text.join("extend(", r.labelOf(handle), ", ", n, unit, ")")
 }
 
 // durationText is d.String() in two parts, without building a string for

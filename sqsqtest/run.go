@@ -106,14 +106,7 @@ func (s Scenario) Run(src Source) *Outcome {
 	}
 	defer s.spare.keep(r.books)
 	r.ctx, r.cancel = context.WithCancel(context.Background())
-	defer func() { // finish does so too, unless the run ended early
-		r.cancel()
-		for _, c := range r.all {
-			if c.cancel != nil { // a Lambda mapping's thread has none
-				c.cancel()
-			}
-		}
-	}()
+	defer r.cancel()
 	// Sized as the runs before: grown by doubling, the events and the
 	// timeline were most of a run's garbage.
 	r.rec.events = newEvents()
@@ -324,8 +317,8 @@ func (r *run) newConsumer(i, gen int) *consumer {
 	c.envOf = Env{r: r, c: c}
 	c.env = &c.envOf
 	// A generation's context ends with it: a crashed consumer's loop and
-	// handlers see ctx.Done as well as ErrCrashed. It ends with the run
-	// too, in finish; made from the background, not from r.ctx, it costs
+	// handlers see ctx.Done as well as ErrCrashed. Finish ends it with the
+	// run; made from the background, not from r.ctx, it costs
 	// r.ctx no list of children.
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	r.all = append(r.all, c)

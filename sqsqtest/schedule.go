@@ -320,21 +320,8 @@ func (r *run) advanceTo(t time.Time) {
 		l  string
 	}
 	var due []exp
-	if first, ok := r.deadlines.earliest(); ok && !first.After(now) {
-		for id, d := range r.deadlines.m {
-			if !d.After(now) {
-				due = append(due, exp{d, r.idLabel[id]})
-				r.deadlines.del(id)
-			}
-		}
-	}
-	if first, ok := r.delays.earliest(); ok && !first.After(now) {
-		for id, d := range r.delays.m {
-			if !d.After(now) {
-				r.delays.del(id)
-			}
-		}
-	}
+	r.deadlines.removeDue(now, func(id string, at time.Time) { due = append(due, exp{at, r.idLabel[id]}) })
+	r.delays.removeDue(now, func(string, time.Time) {})
 	sort.Slice(due, func(i, j int) bool {
 		if !due[i].at.Equal(due[j].at) {
 			return due[i].at.Before(due[j].at)

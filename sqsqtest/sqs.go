@@ -83,12 +83,12 @@ func (s *SQS) ChangeMessageVisibility(ctx context.Context, in *sqs.ChangeMessage
 // describeSDKDelete and describeSDKExtend name the two calls a consumer
 // makes for nearly every message.
 func describeSDKDelete(r *run, cl *call) string {
-	return r.text.join("delete(", r.labelOf(aws.ToString(cl.in.(*sqs.DeleteMessageInput).ReceiptHandle)), ")")
+	return r.deleteText(aws.ToString(cl.in.(*sqs.DeleteMessageInput).ReceiptHandle))
 }
 
 func describeSDKExtend(r *run, cl *call) string {
 	in := cl.in.(*sqs.ChangeMessageVisibilityInput)
-	return r.text.join("extend(", r.labelOf(aws.ToString(in.ReceiptHandle)), ", ", strconv.Itoa(int(in.VisibilityTimeout)), "s)")
+	return r.extendText(aws.ToString(in.ReceiptHandle), strconv.Itoa(int(in.VisibilityTimeout)), "s")
 }
 
 // ChangeMessageVisibilityBatch is [sqs.Client.ChangeMessageVisibilityBatch]
