@@ -30,15 +30,49 @@ func (r *run) since() time.Duration {
 
 // log adds a line to the timeline, joined from parts (see lineText).
 func (r *run) log(parts ...string) {
+	r.lines++
+	if r.silent {
+		return
+	}
 	r.tl = append(r.tl, Entry{At: r.since(), Text: r.text.join(parts...)})
 }
 
-func (r *run) logf(format string, args ...any) { r.log(r.text.sprintf(format, args...)) }
+func (r *run) logf(format string, args ...any) {
+	if r.skip() {
+		return
+	}
+	r.log(r.text.sprintf(format, args...))
+}
+
+// skip counts a line that a silent run does not write, and reports so: a
+// caller skips building its parts.
+func (r *run) skip() bool {
+	if r.silent {
+		r.lines++
+	}
+	return r.silent
+}
+
+// loggedEmpty marks the line just logged as an empty receive's, unless
+// fault notes followed it (see settle).
+func (r *run) loggedEmpty(notes string) {
+	if notes == "" {
+		r.emptyAt = r.lines
+	}
+}
 
 // logCall logs a consumer's call with its outcome and any injected fault.
 func (r *run) logCall(c *consumer, call string, err error) {
+	if r.silent {
+		r.process()
+		r.faultNotes()
+		r.lines++
+		return
+	}
 	stale := false
-	for _, e := range r.fresh() {
+	evs := r.fresh()
+	for i := range evs { // by pointer: an Event is some 300 bytes
+		e := &evs[i]
 		stale = stale || e.Kind == sqsq.EventDeleted && e.Applied && !e.Removed
 	}
 	r.process()
@@ -67,9 +101,19 @@ func errText(err error) string {
 	return err.Error()
 }
 
+// quietNotes stands for the fault notes of a silent run's line.
+const quietNotes = " [faults]"
+
 // faultNotes names the faults injected since the last line, for the line
 // of the call they hit: " [duplicate delivery of B, delete failed]".
 func (r *run) faultNotes() string {
+	if r.silent { // only whether there are any counts (see loggedEmpty)
+		r.dups = nil
+		if r.pol.skipNew() {
+			return quietNotes
+		}
+		return ""
+	}
 	var notes []string
 	for _, in := range r.pol.takeNew() {
 		note := in.Fault.String()
@@ -84,6 +128,19 @@ func (r *run) faultNotes() string {
 		return ""
 	}
 	return " [" + strings.Join(notes, ", ") + "]"
+}
+
+// receivedLabels labels the messages the events not yet processed
+// received, in order.
+func (r *run) receivedLabels() []string {
+	var got []string
+	evs := r.fresh()
+	for i := range evs {
+		if e := &evs[i]; e.Kind == sqsq.EventReceived {
+			got = append(got, r.labelOfBody(e.Body))
+		}
+	}
+	return got
 }
 
 func (r *run) labelOf(handle string) string {
@@ -117,7 +174,8 @@ func (r *run) process() {
 		r.version++
 	}
 	dated := false // a redrive stores a message as of its move's instant, which may be past
-	for _, e := range evs {
+	for i := range evs {
+		e := &evs[i] // not copied: an Event is some 300 bytes
 		// A message's body, so its label, never changes: known ids are
 		// looked up once, not hashed three times with their body.
 		var l string

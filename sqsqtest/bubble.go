@@ -49,15 +49,15 @@ func (s Scenario) Test(t *testing.T) {
 
 // inBubbles plays each run it is given in a testing/synctest bubble of
 // its own.
-func (s Scenario) inBubbles(t *testing.T) func(Source) *Outcome {
-	return func(src Source) *Outcome {
+func (s Scenario) inBubbles(t *testing.T) player {
+	return func(src Source, silent bool) *Outcome {
 		var o *Outcome
 		var stop any
 		synctest.Test(t, func(*testing.T) {
 			// A panic of rapid's draws (see rapidSource) goes on outside,
 			// on rapid's goroutine.
 			defer func() { stop = recover() }()
-			o = s.Run(src)
+			o = s.play(src, silent)
 		})
 		if stop != nil {
 			panic(stop)

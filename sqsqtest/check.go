@@ -106,33 +106,46 @@ func drawsShown() bool { return flagValue(drawsFlag) == "true" }
 // with -sqsqtest.draws.
 func (s Scenario) Check(t *rapid.T) {
 	t.Helper()
-	s.check(t, s.Run)
+	s.check(t, s.play)
 }
+
+// player plays a schedule, silently or told (see run.silent).
+type player func(src Source, silent bool) *Outcome
 
 // check is Check with run playing each schedule. It and every function
 // between the user's test and it call Helper, so the failure names the
 // user's line.
-func (s Scenario) check(t *rapid.T, run func(Source) *Outcome) {
+func (s Scenario) check(t *rapid.T, run player) {
 	t.Helper()
 	var o *Outcome
 	var tp *tape
+	var rec *recorder
 	if drawsShown() {
-		tp = &tape{src: Rapid(t)}
-		o = run(tp)
+		rec = &recorder{src: Rapid(t)}
+		tp = &tape{src: rec}
+		o = run(tp, true)
 	} else {
 		// Draws inside a custom generator are not logged; the generator's
 		// value is, once, as its GoString.
 		o = rapid.Custom(func(t *rapid.T) schedule {
 			src := &counting{src: Rapid(t)}
-			tp = &tape{src: src}
-			return schedule{o: run(tp), draws: src.n}
+			rec = &recorder{src: src}
+			tp = &tape{src: rec}
+			return schedule{o: run(tp, true), draws: src.n}
 		}).Draw(t, "schedule").o
 	}
 	if o.Err != nil {
-		// Only the run rapid reports is worth shrinking by steps: the
-		// failing runs of rapid's own shrinking are many.
-		if reported(t) {
-			if short, runs := shrinkSteps(run, tp.sc, o); short != o {
+		told := func(src Source) *Outcome { return run(src, false) }
+		// Only the run rapid reports is worth telling, and shrinking by
+		// steps: the failing runs of rapid's own shrinking are many, and
+		// their logs unseen. Where the kit cannot tell which run that is,
+		// it tells them all.
+		shown, known := reported(t)
+		if shown || !known {
+			o, tp = retell(told, rec.seq, o, tp)
+		}
+		if shown {
+			if short, runs := shrinkSteps(told, tp.sc, o); short != o {
 				t.Logf("sqsqtest: shrank rapid's schedule of %d steps to %d by dropping steps (%d runs; rapid replays the longer one, and the kit shrinks it again)",
 					o.Steps, short.Steps, runs)
 				o = short
@@ -144,20 +157,39 @@ func (s Scenario) check(t *rapid.T, run func(Source) *Outcome) {
 	o.recycle()
 }
 
+// retell plays the draws seq of a silent run's failing outcome o again,
+// told, and returns that outcome and its tape; or o and tp with the error
+// saying the consumer is not deterministic, if the run passed this time.
+func retell(told func(Source) *Outcome, seq []int, o *Outcome, tp *tape) (*Outcome, *tape) {
+	pos := 0
+	again := &tape{src: replay{seq: seq, pos: &pos}}
+	if out := told(again); out.Err != nil {
+		return out, again
+	}
+	o.Err = fmt.Errorf("%w (%s)", o.Err, notDeterministic)
+	return o, tp
+}
+
+// notDeterministic says why a failure is reported without its schedule.
+const notDeterministic = "played again from the same draws to print its schedule, the run passed: the consumer is not deterministic"
+
 // reported reports whether rapid shows t's log: the run it reports, not
 // one of its search or shrinking (nor the one it replays to write its fail
 // file, which the kit leaves unshrunk by steps: the report is what
 // matters, and a replay of the file shrinks again). rapid.T does not say
-// so; its unexported field does, and if a later rapid renames it the kit
-// reports rapid's schedule unshrunk (TestReportedRunIsRapidsLast fails
-// then).
-func reported(t *rapid.T) bool {
+// so; its unexported field does, and if a later rapid renames it, known
+// is false and the kit tells every failing run and reports rapid's
+// schedule unshrunk (TestReportedRunIsRapidsLast fails then).
+func reported(t *rapid.T) (shown, known bool) {
 	v := reflect.ValueOf(t)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
-		return false
+		return false, false
 	}
 	f := v.Elem().FieldByName("tbLog")
-	return f.IsValid() && f.Kind() == reflect.Bool && f.Bool()
+	if !f.IsValid() || f.Kind() != reflect.Bool {
+		return false, false
+	}
+	return f.Bool(), true
 }
 
 // schedule is one run drawn by rapid, as rapid's log prints it.
@@ -194,12 +226,12 @@ func (s Scenario) TestPlain(t *testing.T) {
 	t.Helper()
 	s = s.reuse()
 	defer s.spare.stop()
-	s.checkRuns(t, s.Run)
+	s.checkRuns(t, s.play)
 }
 
 // checkRuns plays Runs() schedules in rounds of rapid.Check, each with
 // run.
-func (s Scenario) checkRuns(t *testing.T, run func(Source) *Outcome) {
+func (s Scenario) checkRuns(t *testing.T, run player) {
 	t.Helper()
 	n, err := runs()
 	if err != nil {
@@ -301,7 +333,7 @@ func (s Scenario) Seeds(t Fataler, first uint64, n int) int {
 	defer s.spare.stop()
 	for i := 0; i < n; i++ {
 		seed := first + uint64(i)
-		o := s.Run(s.spare.seed(seed))
+		o := s.silentRun(s.spare.seed(seed), func() Source { return Seed(seed) })
 		if o.Err != nil {
 			if short := s.Shrink(Seed(seed)); short.Err != nil && short.Steps < o.Steps {
 				t.Fatalf("seed %d, shrunk by steps from %d to %d (replay with scenario.Shrink(sqsqtest.Seed(%d)); scenario.Run(sqsqtest.Seed(%d)) plays it unshrunk): %v",
@@ -358,7 +390,7 @@ func (s Scenario) Find(first uint64, maxRuns int) Finding {
 	for i := 0; i < maxRuns && found < tries; i++ {
 		seed := first + uint64(i)
 		rec := &recorder{src: s.spare.seed(seed)}
-		o := s.Run(rec)
+		o := s.silentRun(rec, func() Source { return Seed(seed) })
 		if o.Err == nil {
 			o.recycle()
 			continue

@@ -81,13 +81,13 @@ func (r *Recorder) since(n int) []sqsq.Event {
 
 // build records the events not yet in the histories; r.mu is held.
 func (r *Recorder) build() {
-	for _, e := range r.events[r.built:] {
-		r.record(e)
+	for i := range r.events[r.built:] {
+		r.record(&r.events[r.built+i])
 	}
 	r.built = len(r.events)
 }
 
-func (r *Recorder) record(e sqsq.Event) {
+func (r *Recorder) record(e *sqsq.Event) {
 	if e.MessageID == "" {
 		return
 	}

@@ -164,12 +164,7 @@ func (r *run) esmReceive(c, esm *consumer, n int) []record {
 	r.pol.setLongPoll(true)
 	msgs, err := r.q.Receive(r.ctx, in)
 	r.pol.setLongPoll(false)
-	var got []string
-	for _, e := range r.fresh() {
-		if e.Kind == sqsq.EventReceived {
-			got = append(got, r.labelOfBody(e.Body))
-		}
-	}
+	got := r.receivedLabels()
 	r.process()
 	notes := r.faultNotes()
 	window := ""
@@ -192,6 +187,7 @@ func (r *run) esmReceive(c, esm *consumer, n int) []record {
 			return nil
 		}
 		r.logf("receive by %s: empty%s", c.name, notes)
+		r.loggedEmpty(notes)
 		return nil
 	}
 	batch := make([]record, len(msgs))

@@ -312,7 +312,7 @@ func TestRapidOutput(t *testing.T) {
 	plain := &fakeTB{}
 	rapidCheck(plain, s.Check)
 	wrapped := &fakeTB{}
-	rapidCheck(&rapidTB{TB: wrapped}, func(t *rapid.T) { s.check(t, s.Run) })
+	rapidCheck(&rapidTB{TB: wrapped}, func(t *rapid.T) { s.check(t, s.play) })
 
 	for _, tc := range []struct {
 		name      string
@@ -353,7 +353,7 @@ func TestRapidTBSumsPassedRuns(t *testing.T) {
 	fake := &fakeTB{}
 	tb := &rapidTB{TB: fake}
 	for i := 0; i < 2; i++ {
-		rapidCheck(tb, func(t *rapid.T) { s.check(t, s.Run) })
+		rapidCheck(tb, func(t *rapid.T) { s.check(t, s.play) })
 	}
 	checks, _ := strconv.Atoi(flagValue("rapid.checks"))
 	if testing.Short() {
@@ -424,7 +424,7 @@ func TestUnsettledRunThroughRapid(t *testing.T) {
 	t.Chdir(t.TempDir())
 	s := declinedEveryTime("order-1", "order-2", "order-3")
 	fake := &fakeTB{}
-	rapidCheck(&rapidTB{TB: fake}, func(t *rapid.T) { s.check(t, s.Run) })
+	rapidCheck(&rapidTB{TB: fake}, func(t *rapid.T) { s.check(t, s.play) })
 	out := strings.Join(fake.lines, "\n")
 	if !fake.failed {
 		t.Fatalf("no failure:\n%s", out)
@@ -478,5 +478,36 @@ func TestLegendIsCapped(t *testing.T) {
 	}
 	if got := capLegend(legend[:maxLegend], nil); len(got) != maxLegend {
 		t.Errorf("a legend of %d entries cut: %q", maxLegend, got)
+	}
+}
+
+// Rapid's runs are silent (see run.silent); the one it reports is told
+// again from its draws, so the report has its schedule even when the step
+// shrinker finds nothing shorter (an invariant that fails on the lucky
+// run), and only that one is told.
+//
+// Not parallel: rapid writes its fail file under the working directory.
+func TestRapidReportsTheToldRun(t *testing.T) {
+	t.Chdir(t.TempDir())
+	s := chargeThenDelete("a")
+	s.Invariants = []Invariant{{Name: "never", Check: func(*Result) error { return errors.New("no run passes") }}}
+	silent, told := 0, 0
+	tb := &fakeTB{}
+	rapidCheck(&rapidTB{TB: tb}, func(t *rapid.T) {
+		s.check(t, func(src Source, quiet bool) *Outcome {
+			if quiet {
+				silent++
+			} else {
+				told++
+			}
+			return s.play(src, quiet)
+		})
+	})
+	out := strings.Join(tb.lines, "\n")
+	if !tb.failed || !strings.Contains(out, "→ t=0s send(A)\n→ t=0s receive(A) by c1") {
+		t.Fatalf("the report has no schedule:\n%s", out)
+	}
+	if silent == 0 || told == 0 || told > silent {
+		t.Errorf("%d runs silent, %d told: want most silent, the reported told", silent, told)
 	}
 }

@@ -139,6 +139,16 @@ func (p *Policy) Count(f Fault) int {
 }
 
 // takeNew returns the injections since its last call.
+// skipNew marks the injections since the last takeNew or skipNew read,
+// and reports whether there were any.
+func (p *Policy) skipNew() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	any := p.unread < len(p.log)
+	p.unread = len(p.log)
+	return any
+}
+
 func (p *Policy) takeNew() []Injection {
 	p.mu.Lock()
 	defer p.mu.Unlock()

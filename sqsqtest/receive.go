@@ -24,12 +24,7 @@ func (r *run) receive(c *consumer) {
 		MessageSystemAttributeNames: allSystemAttributes,
 		MessageAttributeNames:       allMessageAttributes,
 	})
-	var got []string
-	for _, e := range r.fresh() {
-		if e.Kind == sqsq.EventReceived {
-			got = append(got, r.labelOfBody(e.Body))
-		}
-	}
+	got := r.receivedLabels()
 	r.process()
 	notes := r.faultNotes()
 	switch {
@@ -41,6 +36,7 @@ func (r *run) receive(c *consumer) {
 		return
 	case len(msgs) == 0:
 		r.log("receive by ", c.name, ": empty", notes)
+		r.loggedEmpty(notes)
 		return
 	}
 	ls := c.labels[:0] // only the kit reads them
@@ -56,7 +52,9 @@ func (r *run) receive(c *consumer) {
 		batch[i] = r.msg(m)
 		ls = append(ls, batch[i].Label)
 	}
-	r.log("receive(", strings.Join(ls, ","), ") by ", c.name, notes)
+	if !r.skip() {
+		r.log("receive(", strings.Join(ls, ","), ") by ", c.name, notes)
+	}
 	for _, m := range batch {
 		r.ledger.Deliveries[m.Label]++
 		for _, o := range r.slots {

@@ -38,17 +38,23 @@ type run struct {
 	early     []*call     // arrivals that ended a clock advance early
 
 	*books
-	inDLQ       []string            // labels in the DLQ, in order
-	sentBy      map[string][]string // queue → bodies the consumers sent
-	concur      []string            // labels handed out while another consumer had them
-	dups        []string            // labels delivered again by a Duplicate fault, not yet logged
-	sent        int
-	tl          Timeline
-	text        lineText // the bytes of tl's lines and of calls' texts
-	steps       int
-	settling    bool
-	settleSteps int    // the actions the settle phase took
-	version     uint64 // moves whenever the world may have changed
+	inDLQ  []string            // labels in the DLQ, in order
+	sentBy map[string][]string // queue → bodies the consumers sent
+	concur []string            // labels handed out while another consumer had them
+	dups   []string            // labels delivered again by a Duplicate fault, not yet logged
+	sent   int
+	tl     Timeline
+	text   lineText // the bytes of tl's lines and of calls' texts
+	// silent runs keep no timeline: a loop's run, replayed with one if it
+	// fails (see Scenario.silentRun). lines counts the lines logged either
+	// way, and emptyAt is the count after the last empty receive's line,
+	// for settle.
+	silent         bool
+	lines, emptyAt int
+	steps          int
+	settling       bool
+	settleSteps    int    // the actions the settle phase took
+	version        uint64 // moves whenever the world may have changed
 
 	seen   int       // the recorder's events process has applied
 	agedAt time.Time // when process last read the oldest message's age
@@ -92,7 +98,29 @@ func (r *run) fresh() []sqsq.Event { return r.rec.since(r.seen) }
 // testing/synctest bubble it runs on the bubble's clock, so consumer code
 // may also use time.Sleep, timers and goroutines of its own (see
 // [Scenario.Test]).
-func (s Scenario) Run(src Source) *Outcome {
+func (s Scenario) Run(src Source) *Outcome { return s.play(src, false) }
+
+// silentRun plays src as Run does, but silently (see run.silent): a
+// loop's runs mostly pass, and their timelines, a fifth of a run, were
+// never read. A run that fails is played again, with its timeline, from
+// again, a source that draws what src drew. A consumer that does not
+// fail the same way again is not deterministic: the silent outcome is
+// returned then, with no timeline and the error saying so.
+func (s Scenario) silentRun(src Source, again func() Source) *Outcome {
+	o := s.play(src, true)
+	if o.Err == nil {
+		return o
+	}
+	told := s.play(again(), false)
+	if told.Err == nil {
+		o.Err = fmt.Errorf("%w (%s)", o.Err, notDeterministic)
+		return o
+	}
+	return told
+}
+
+// play is Run, silent or not.
+func (s Scenario) play(src Source, silent bool) *Outcome {
 	defer func() {
 		if p := haltedBy(src); p != nil {
 			panic(p) // rapid's, from a draw: see rapidSource
@@ -110,12 +138,17 @@ func (s Scenario) Run(src Source) *Outcome {
 	// Sized as the runs before: grown by doubling, the events and the
 	// timeline were most of a run's garbage.
 	r.rec.events = newEvents()
-	r.tl = make(Timeline, 0, sizeHint(&timelineHint))
-	r.text.buf = make([]byte, 0, sizeHint(&textHint))
+	r.silent = silent
+	if !silent { // a silent run writes only its calls' texts
+		r.tl = make(Timeline, 0, sizeHint(&timelineHint))
+		r.text.buf = make([]byte, 0, sizeHint(&textHint))
+	}
 	defer func() {
 		noteSize(&eventsHint, len(r.rec.events), 1024)
-		noteSize(&timelineHint, len(r.tl), 1024)
-		noteSize(&textHint, r.text.written, 16<<10)
+		if !silent {
+			noteSize(&timelineHint, len(r.tl), 1024)
+			noteSize(&textHint, r.text.written, 16<<10)
+		}
 	}()
 	r.pol = NewPolicy(src, s.Faults)
 	if !bubble { // see runMutex; on again for whoever reads them after the run
@@ -144,7 +177,7 @@ func (s Scenario) Run(src Source) *Outcome {
 	} else {
 		r.sch.drive(s.spare, func() { settled = r.play() })
 	}
-	out := &Outcome{Timeline: r.tl, Steps: r.steps, Ledger: r.ledger, History: r.rec}
+	out := &Outcome{Timeline: r.tl, Steps: r.steps, Ledger: r.ledger, History: r.rec, lines: r.lines}
 	// A loop drops the outcomes of the runs that pass (see spares).
 	defer func() {
 		if out.Err != nil || s.spare == nil {

@@ -189,6 +189,9 @@ type Outcome struct {
 	// kept it going: "the run did not settle in 400 steps: A was received
 	// 14 times and never deleted".
 	unsettled string
+	// lines is how many lines the run logged, written or not (see
+	// run.silent).
+	lines int
 }
 
 // String reports the run: for a failure, the error, the legend of the

@@ -329,7 +329,10 @@ func (r *run) advanceTo(t time.Time) {
 		return due[i].l < due[j].l
 	})
 	for _, d := range due {
-		r.tl = append(r.tl, Entry{At: d.at.Sub(r.start), Text: r.text.join("visibility expired(", d.l, ")")})
+		if !r.skip() {
+			r.lines++
+			r.tl = append(r.tl, Entry{At: d.at.Sub(r.start), Text: r.text.join("visibility expired(", d.l, ")")})
+		}
 	}
 	r.process()
 }

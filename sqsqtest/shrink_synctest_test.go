@@ -18,7 +18,7 @@ func TestStepShrinkInBubbles(t *testing.T) {
 	t.Chdir(t.TempDir())
 	setFlag(t, "rapid.seed", 1)
 	s := chargeThenDelete("a", "b", "c")
-	report := func(run func(Source) *Outcome) string {
+	report := func(run player) string {
 		tb := &fakeTB{}
 		rapidCheck(&rapidTB{TB: tb}, func(t *rapid.T) { s.check(t, run) })
 		out := strings.Join(tb.lines, "\n")
@@ -31,7 +31,7 @@ func TestStepShrinkInBubbles(t *testing.T) {
 		}
 		return out[i:]
 	}
-	plain, bubbled := report(s.Run), report(s.inBubbles(t))
+	plain, bubbled := report(s.play), report(s.inBubbles(t))
 	if plain != bubbled {
 		t.Errorf("in bubbles:\n%s\nwithout:\n%s", bubbled, plain)
 	}

@@ -102,7 +102,11 @@ func TestReportedRunIsRapidsLast(t *testing.T) {
 	t.Chdir(t.TempDir())
 	var calls []bool
 	rapidCheck(&fakeTB{}, func(t *rapid.T) {
-		calls = append(calls, reported(t))
+		shown, known := reported(t)
+		if !known {
+			panic("rapid.T has no tbLog field of type bool any more")
+		}
+		calls = append(calls, shown)
 		if rapid.IntRange(0, 1000).Draw(t, "n") > 500 {
 			t.Fatalf("too big")
 		}
@@ -129,7 +133,7 @@ func TestCheckPrintsTheStepShrink(t *testing.T) {
 	for seed := 1; seed <= 30 && shorter == 0; seed++ {
 		setFlag(t, "rapid.seed", seed)
 		tb := &fakeTB{}
-		rapidCheck(&rapidTB{TB: tb}, func(t *rapid.T) { s.check(t, s.Run) })
+		rapidCheck(&rapidTB{TB: tb}, func(t *rapid.T) { s.check(t, s.play) })
 		out := strings.Join(tb.lines, "\n")
 		if !tb.failed {
 			continue
@@ -179,5 +183,15 @@ func TestSeedsReportsTheShrunkRun(t *testing.T) {
 	want := fmt.Sprintf("seed %d, shrunk by steps from %d to %d (replay with scenario.Shrink(sqsqtest.Seed(%d)); ", seed, whole.Steps, short.Steps, seed)
 	if !strings.HasPrefix(f.msg, want) || !strings.HasSuffix(f.msg, short.String()) {
 		t.Errorf("Seeds reported:\n%s\nwant it to start %q and show:\n%v", f.msg, want, short)
+	}
+}
+
+// A rapid draw's panic reaches Run through every source the kit wraps
+// rapid's in (see rapidSource): Check's tape, recorder and counter.
+func TestHaltPassesThroughWrappers(t *testing.T) {
+	t.Parallel()
+	h := &rapidSource{stop: "halted"}
+	if got := haltedBy(&tape{src: &recorder{src: &counting{src: h}}}); got != "halted" {
+		t.Fatalf("halted: %v", got)
 	}
 }

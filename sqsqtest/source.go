@@ -128,6 +128,8 @@ type recorder struct {
 	seq []int
 }
 
+func (r *recorder) halted() any { return haltedBy(r.src) }
+
 func (r *recorder) Draw(label string, n int) int {
 	v := r.src.Draw(label, n)
 	r.mu.Lock()

@@ -185,12 +185,7 @@ func (s *SQS) ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessageInput, o
 		defer r.pol.setLongPoll(false)
 	}
 	out, err := s.client().ReceiveMessage(ctx, &in2, optFns...)
-	var got []string
-	for _, e := range r.fresh() {
-		if e.Kind == sqsq.EventReceived {
-			got = append(got, r.labelOfBody(e.Body))
-		}
-	}
+	got := r.receivedLabels()
 	r.process()
 	notes := r.faultNotes()
 	switch {
@@ -201,6 +196,7 @@ func (s *SQS) ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessageInput, o
 	case len(out.Messages) == 0:
 		c.lastEmpty.Store(r.version)
 		r.logf("receive by %s: empty%s", c.name, notes)
+		r.loggedEmpty(notes)
 	default:
 		var ls []string
 		for _, m := range out.Messages {
