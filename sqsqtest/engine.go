@@ -39,10 +39,11 @@ var ErrCrashed = errors.New("sqsqtest: the consumer crashed")
 type call struct {
 	c    *consumer
 	text string // the step as the timeline names it: "delete(A)"
-	// describe, if set, makes text once the call is parked, from handle,
-	// span or in: names of messages come from the run's bookkeeping,
-	// which only the scheduler may read while goroutines run. A static
-	// function, not a closure, so that a call allocates nothing for it.
+	// describe, if set, makes text once the call is parked (see
+	// run.tell), from handle, span or in: names of messages come from the
+	// run's bookkeeping, which only the scheduler may read while
+	// goroutines run. A static function, not a closure, so that a call
+	// allocates nothing for it.
 	describe func(r *run, cl *call) string
 	handle   string        // a receipt handle, for describe
 	span     time.Duration // a visibility timeout, for describe
@@ -271,8 +272,9 @@ func (s *sched) quiesce(got []*call) []*call {
 
 // sortCalls orders parked calls so that a draw picks the same call
 // whatever order goroutines that ran at once arrived in: by consumer, then
-// by what the call is, then by arrival.
-func sortCalls(calls []*call) {
+// by what the call is, then by arrival. A silent run's calls are told
+// here only when their consumer has another call (see run.tell).
+func (r *run) sortCalls(calls []*call) {
 	if len(calls) < 2 { // most lists: nothing to sort
 		return
 	}
@@ -283,9 +285,25 @@ func sortCalls(calls []*call) {
 		if a.c.gen != b.c.gen {
 			return cmp.Compare(a.c.gen, b.c.gen)
 		}
-		if a.text != b.text {
-			return strings.Compare(a.text, b.text)
+		if at, bt := r.tell(a), r.tell(b); at != bt {
+			return strings.Compare(at, bt)
 		}
 		return cmp.Compare(a.seq, b.seq)
 	})
+}
+
+// tell makes cl's text from its parts (describe, prefix, suffix), once:
+// the scheduler does when cl is parked, or, in a silent run, when the
+// text is first read. Either way the text is the same: what describe
+// reads of the run's bookkeeping, a receipt handle's label, never changes
+// once known, and a consumer gets a handle only after its receive is
+// known.
+func (r *run) tell(cl *call) string {
+	if cl.describe != nil {
+		cl.text, cl.describe = cl.describe(r, cl), nil
+	}
+	if cl.prefix != "" || cl.suffix != "" {
+		cl.text, cl.prefix, cl.suffix = r.text.join(cl.prefix, cl.text, cl.suffix), "", ""
+	}
+	return cl.text
 }

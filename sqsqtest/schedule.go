@@ -228,19 +228,16 @@ func (r *run) absorb() {
 			r.sch.grant(cl, false) // parked just before its consumer crashed
 			continue
 		}
-		if cl.describe != nil {
-			cl.text = cl.describe(r, cl)
-		}
-		if cl.prefix != "" || cl.suffix != "" {
-			cl.text, cl.prefix, cl.suffix = r.text.join(cl.prefix, cl.text, cl.suffix), "", ""
+		if !r.silent {
+			r.tell(cl)
 		}
 		fresh = append(fresh, cl)
 	}
-	sortCalls(notes)
+	r.sortCalls(notes)
 	for _, cl := range notes {
 		r.log(cl.note[:]...)
 	}
-	sortCalls(fresh)
+	r.sortCalls(fresh)
 	for _, cl := range fresh {
 		if cl.receive {
 			cl.idleAt = cl.c.lastEmpty.Load()
@@ -258,7 +255,7 @@ func (r *run) absorb() {
 		}
 		r.calls = append(r.calls, cl)
 	}
-	sortCalls(r.calls)
+	r.sortCalls(r.calls)
 	r.process()
 }
 

@@ -114,7 +114,7 @@ func (r *run) unsettled() string {
 	}
 	for _, cl := range r.calls {
 		if !cl.receive && cl.c != nil {
-			why = append(why, fmt.Sprintf("%s was still waiting in %s", cl.c.name, cl.text))
+			why = append(why, fmt.Sprintf("%s was still waiting in %s", cl.c.name, r.tell(cl)))
 		}
 	}
 	if len(why) > maxBlockers {

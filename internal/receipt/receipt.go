@@ -91,17 +91,12 @@ func (k Key) Decode(s string) (h Handle, ok bool) {
 	if len(s) != MaxLen || s[:len(prefix)] != prefix {
 		return Handle{}, false
 	}
-	var src [MaxLen - len(prefix)]byte
-	copy(src[:], s[len(prefix):])
+	// Only the exact encoding is a handle: the payload's length is a
+	// multiple of 4, so every character's bits are used and, without
+	// padding, each decoded string has one spelling. (Re-encoding to
+	// compare cost a fifth of a decode.)
 	var raw [rawLen]byte
-	// Only the exact encoding is a handle, and n == rawLen proves s is
-	// one: the payload's length is a multiple of 4, so every character's
-	// bits are used and, without padding, each decoded string has one
-	// spelling; the decoder also skips '\r' and '\n', but a payload of
-	// fixed length with one skipped decodes to fewer than rawLen bytes.
-	// (Re-encoding to compare cost a fifth of a decode.)
-	n, err := enc.Decode(raw[:], src[:])
-	if err != nil || n != rawLen || raw[0] != version {
+	if !decodeRaw(&raw, s[len(prefix):]) || raw[0] != version {
 		return Handle{}, false
 	}
 	if binary.BigEndian.Uint64(raw[bodyLen:]) != k.tag(raw[:bodyLen]) {
@@ -160,6 +155,42 @@ func sipHash24(k0, k1 uint64, m []byte) uint64 {
 	round()
 	round()
 	return v0 ^ v1 ^ v2 ^ v3
+}
+
+// urlAlphabet is enc's, for decodeRaw.
+const urlAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+// sextets maps a byte of urlAlphabet to its value and every other byte to
+// 0xff.
+var sextets = func() (m [256]byte) {
+	for i := range m {
+		m[i] = 0xff
+	}
+	for i := range len(urlAlphabet) {
+		m[urlAlphabet[i]] = byte(i)
+	}
+	return m
+}()
+
+// decodeRaw decodes the base64 of a handle after its prefix as
+// enc.Decode would, at a quarter of its cost (which every delete and
+// visibility change paid: a twentieth of a call): rawLen is a multiple of
+// 3, so every 4 characters are 3 bytes and none are left over. enc.Decode
+// also skips '\r' and '\n', but a payload of the right length with one
+// skipped decodes to fewer than rawLen bytes, which Decode refused.
+func decodeRaw(raw *[rawLen]byte, s string) bool {
+	if len(s) != rawLen/3*4 {
+		return false
+	}
+	for i := 0; i < rawLen/3; i++ {
+		a, b, c, d := sextets[s[4*i]], sextets[s[4*i+1]], sextets[s[4*i+2]], sextets[s[4*i+3]]
+		if (a|b|c|d)&0xc0 != 0 {
+			return false
+		}
+		v := uint32(a)<<18 | uint32(b)<<12 | uint32(c)<<6 | uint32(d)
+		raw[3*i], raw[3*i+1], raw[3*i+2] = byte(v>>16), byte(v>>8), byte(v)
+	}
+	return true
 }
 
 func encodeRaw(out *[MaxLen]byte, raw *[rawLen]byte) {

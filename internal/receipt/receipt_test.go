@@ -1,6 +1,7 @@
 package receipt
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/binary"
 	"strings"
@@ -216,4 +217,33 @@ func TestHalvesRoundTrip(t *testing.T) {
 	if (FromHalves([2]uint64{}) != Key{}) {
 		t.Fatalf("FromHalves of zeros is not the zero key")
 	}
+}
+
+// decodeRaw decodes what enc.Decode decodes to a handle's length from a
+// payload of the right length, and refuses the rest: strings of the
+// alphabet, of other bytes, of newlines (which enc.Decode skips), of the
+// wrong length.
+func TestDecodeRawIsEncDecode(t *testing.T) {
+	t.Parallel()
+	odd := alphabet + "\n\r .\x00\xff"
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.SampledFrom([]int{rawLen / 3 * 4, rawLen/3*4 - 1, rawLen/3*4 + 1}).Draw(t, "len")
+		b := make([]byte, n)
+		for i := range b {
+			if rapid.IntRange(0, 20).Draw(t, "odd") == 0 {
+				b[i] = odd[rapid.IntRange(0, len(odd)-1).Draw(t, "char")]
+			} else {
+				b[i] = urlAlphabet[rapid.IntRange(0, len(urlAlphabet)-1).Draw(t, "char")]
+			}
+		}
+		var want [rawLen + 8]byte
+		m, err := enc.Decode(want[:], b)
+		// Decode checks the length first: enc.Decode would skip a
+		// newline in a payload one too long.
+		wantOK := err == nil && m == rawLen && n == rawLen/3*4
+		var got [rawLen]byte
+		if ok := decodeRaw(&got, string(b)); ok != wantOK || ok && !bytes.Equal(got[:], want[:rawLen]) {
+			t.Fatalf("%q: decodeRaw %v %x, enc.Decode %v %x (%v)", b, ok, got, wantOK, want[:m], err)
+		}
+	})
 }
