@@ -103,7 +103,8 @@ func drawsShown() bool { return flagValue(drawsFlag) == "true" }
 // shrunk one, shrunk again by steps (see [Scenario.Shrink]); the log says
 // when that made it shorter. Rapid's log of every draw
 // ("[rapid] draw action: 2") is folded into one line unless the test runs
-// with -sqsqtest.draws.
+// with -sqsqtest.draws. Runs keep no timeline; the one rapid reports is
+// played again from its draws to print it.
 func (s Scenario) Check(t *rapid.T) {
 	t.Helper()
 	s.check(t, s.play)
@@ -321,7 +322,10 @@ func (t *rapidTB) repeats(msg string) bool {
 // with -short) and fails t at the first broken invariant with the seed, so
 // the run can be replayed with s.Run(sqsqtest.Seed(seed)), and the
 // timeline, shrunk by steps as [Scenario.Shrink] does (which replays it).
-// It returns how many runs passed.
+// It returns how many runs passed. Its runs keep no timeline: a failing
+// one is played again from its seed to print it, so the consumer's code
+// runs once more (a consumer that then passes is reported as not
+// deterministic).
 func (s Scenario) Seeds(t Fataler, first uint64, n int) int {
 	if h, ok := t.(helperT); ok {
 		h.Helper() // here, in the function that reports: Helper marks its caller
@@ -357,7 +361,8 @@ type Finding struct {
 	Elapsed time.Duration
 	// Seed is the seed of the first failing run.
 	Seed uint64
-	// First is the first failing run as found; Shrunk the shortest failing
+	// First is the first failing run as found (played again from its
+	// seed for its timeline, as Seeds does); Shrunk the shortest failing
 	// run the shrinker reached from it.
 	First, Shrunk *Outcome
 	// ShrinkRuns is how many runs shrinking took.

@@ -123,6 +123,11 @@ type sched struct {
 	// failure is a rule a consumer broke; it ends the run. Atomic: the
 	// scheduler reads it every step, and the watchdog may set it.
 	failure atomic.Pointer[error]
+
+	// silent is the run's (see run.silent): note only counts its lines,
+	// in untold, for absorb.
+	silent bool
+	untold atomic.Int64
 }
 
 // fencedCallLimit ends a crashed consumer's goroutine that keeps calling
@@ -208,6 +213,10 @@ func (s *sched) newCall() *call {
 // note hands the scheduler a timeline line from a goroutine of c; it does
 // not wait.
 func (s *sched) note(c *consumer, text, more, last string) {
+	if s.silent {
+		s.untold.Add(1)
+		return
+	}
 	s.push(&call{c: c, note: [3]string{text, more, last}})
 }
 

@@ -138,7 +138,7 @@ func (s Scenario) play(src Source, silent bool) *Outcome {
 	// Sized as the runs before: grown by doubling, the events and the
 	// timeline were most of a run's garbage.
 	r.rec.events = newEvents()
-	r.silent = silent
+	r.silent, r.sch.silent = silent, silent
 	if !silent { // a silent run writes only its calls' texts
 		r.tl = make(Timeline, 0, sizeHint(&timelineHint))
 		r.text.buf = make([]byte, 0, sizeHint(&textHint))

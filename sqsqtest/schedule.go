@@ -237,6 +237,7 @@ func (r *run) absorb() {
 	for _, cl := range notes {
 		r.log(cl.note[:]...)
 	}
+	r.lines += int(r.sch.untold.Swap(0))
 	r.sortCalls(fresh)
 	for _, cl := range fresh {
 		if cl.receive {
@@ -319,12 +320,14 @@ func (r *run) advanceTo(t time.Time) {
 	var due []exp
 	r.deadlines.removeDue(now, func(id string, at time.Time) { due = append(due, exp{at, r.idLabel[id]}) })
 	r.delays.removeDue(now, func(string, time.Time) {})
-	sort.Slice(due, func(i, j int) bool {
-		if !due[i].at.Equal(due[j].at) {
-			return due[i].at.Before(due[j].at)
-		}
-		return due[i].l < due[j].l
-	})
+	if len(due) > 1 { // sort.Slice of none or one still allocates
+		sort.Slice(due, func(i, j int) bool {
+			if !due[i].at.Equal(due[j].at) {
+				return due[i].at.Before(due[j].at)
+			}
+			return due[i].l < due[j].l
+		})
+	}
 	for _, d := range due {
 		if !r.skip() {
 			r.lines++
