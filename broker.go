@@ -43,6 +43,9 @@ type Broker struct {
 	// The world's move-task state, read by every operation (see syncTasks).
 	runningTasks *atomic.Int32
 	taskDue      *atomic.Int64
+	// lastRef is the reference GetQueue last resolved to one of b's own
+	// queues (see GetQueue).
+	lastRef atomic.Pointer[queueRef]
 
 	mu         scopeMutex // guards the fields below; Unlock journals (journal.go)
 	queues     map[string]*Queue
@@ -224,6 +227,12 @@ func (b *Broker) GetQueue(ctx context.Context, ref string) (*Queue, error) {
 		return nil, ErrClosed
 	}
 	b.syncTasks()
+	// A client names the same queue call after call: a reference that
+	// resolved to a queue still does while the queue lives, since a name
+	// names another queue only once its queue is deleted.
+	if last := b.lastRef.Load(); last != nil && last.ref == ref && !last.q.gone.Load() {
+		return last.q, nil
+	}
 	name, foreign, ok := b.resolve(ref)
 	if !ok {
 		return nil, errQueueDoesNotExist()
@@ -240,7 +249,14 @@ func (b *Broker) GetQueue(ctx context.Context, ref string) (*Queue, error) {
 	if q == nil {
 		return nil, errQueueDoesNotExist()
 	}
+	b.lastRef.Store(&queueRef{ref, q})
 	return q, nil
+}
+
+// queueRef is a reference to a queue by name, URL or ARN, resolved.
+type queueRef struct {
+	ref string
+	q   *Queue
 }
 
 // DeleteQueue deletes a queue and its messages. Every later call on it fails
@@ -263,6 +279,7 @@ func (b *Broker) DeleteQueue(ctx context.Context, ref string) error {
 		now = b.clock.Now()
 	}
 	if b.queues[q.name] == q {
+		q.gone.Store(true) // under b.mu, for GetQueue's lastRef: before the name is free
 		delete(b.queues, q.name)
 		b.queues = shrinkMap(b.queues, &b.queuesPeak)
 		b.noteDeleted(q.name, now)

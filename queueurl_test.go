@@ -6,6 +6,7 @@ package sqsq_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -117,4 +118,46 @@ func ExampleQueue_URLAt() {
 	// 000000000000 us-east-1 orders
 	// scope 000000000000 eu-west-1
 	// scope 000000000000 us-east-1
+}
+
+// GetQueue keeps the last reference it resolved; the queue it names is
+// still the one a reference finds after the queue is deleted, recreated
+// under the same name, or the broker reset.
+func TestGetQueueAgainAfterDeleteAndRecreate(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := sqsq.NewBroker(sqsq.WithRecreateDelay(0))
+	defer b.Close()
+	q1, err := b.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: "jobs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range []string{"jobs", q1.URL(), q1.ARN()} {
+		if got, err := b.GetQueue(ctx, ref); err != nil || got != q1 {
+			t.Fatalf("GetQueue(%q) = %p, %v; want the queue", ref, got, err)
+		}
+		if got, err := b.GetQueue(ctx, ref); err != nil || got != q1 { // from the last reference
+			t.Fatalf("GetQueue(%q) again = %p, %v; want the queue", ref, got, err)
+		}
+	}
+	ref := q1.URL()
+	if err := b.DeleteQueue(ctx, "jobs"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.GetQueue(ctx, ref); !errors.Is(err, sqsq.ErrQueueDoesNotExist) {
+		t.Fatalf("GetQueue after DeleteQueue: %v, want QueueDoesNotExist", err)
+	}
+	q2, err := b.CreateQueue(ctx, sqsq.CreateQueueInput{QueueName: "jobs"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := b.GetQueue(ctx, ref); err != nil || got != q2 {
+		t.Fatalf("GetQueue after re-creation = %p, %v; want the new queue %p (the old was %p)", got, err, q2, q1)
+	}
+	if err := b.Reset(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.GetQueue(ctx, ref); !errors.Is(err, sqsq.ErrQueueDoesNotExist) {
+		t.Fatalf("GetQueue after Reset: %v, want QueueDoesNotExist", err)
+	}
 }

@@ -43,6 +43,7 @@ func (b *Broker) Reset(context.Context) error {
 		qs := make([]*Queue, 0, len(m.queues))
 		for _, q := range m.queues {
 			qs = append(qs, q)
+			q.gone.Store(true) // as DeleteQueue does
 			m.w.unregister(q)
 		}
 		m.queues, m.queuesPeak = map[string]*Queue{}, 0
