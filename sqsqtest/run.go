@@ -74,10 +74,10 @@ type run struct {
 }
 
 func (r *run) Observe(e sqsq.Event) {
-	if eventNames(e, r.qName) {
+	if eventNames(&e, r.qName) {
 		r.qEvents.Add(1)
 	}
-	if r.dName != "" && eventNames(e, r.dName) {
+	if r.dName != "" && eventNames(&e, r.dName) {
 		r.dEvents.Add(1)
 	}
 	r.rec.Observe(e)
@@ -86,7 +86,7 @@ func (r *run) Observe(e sqsq.Event) {
 // eventNames reports whether e names the queue q in any of its parts: a queue
 // of another account or region with that name counts too, which costs
 // only a read.
-func eventNames(e sqsq.Event, q string) bool {
+func eventNames(e *sqsq.Event, q string) bool {
 	return e.Queue == q || e.DeadLetterQueue == q || e.Destination == q
 }
 
