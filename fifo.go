@@ -132,7 +132,7 @@ func (q *Queue) takeFIFO(in *ReceiveInput, max int, vis time.Duration, now int64
 				continue // the group goes on with its next message (§6.4)
 			}
 			if out == nil {
-				out = make([]Message, 0, max)
+				out = make([]Message, 0, min(max, q.nAvail)) // as takeStandard: a receive asks for 10, most get fewer
 			}
 			out = append(out, q.receiveOne(m, in, vis, now))
 		}

@@ -1,7 +1,6 @@
 package sqsqtest
 
 import (
-	"maps"
 	"sort"
 	"time"
 )
@@ -59,27 +58,28 @@ func (l *Ledger) Keys() []string {
 // transaction commits, and a transaction whose function returns an error
 // (or whose consumer crashes) leaves no trace.
 type Tx struct {
-	l          *Ledger
-	writes     map[string]string
+	l *Ledger
+	// writes are the transaction's Puts in order: a transaction writes a
+	// few keys, fewer than make a map worth its allocation.
+	writes     []write
 	effects    []string
 	suppressed []string
 }
 
+type write struct{ key, value string }
+
 // Get reads key.
 func (tx *Tx) Get(key string) (string, bool) {
-	if v, ok := tx.writes[key]; ok {
-		return v, true
+	for i := len(tx.writes) - 1; i >= 0; i-- { // the last Put of key
+		if w := tx.writes[i]; w.key == key {
+			return w.value, true
+		}
 	}
 	return tx.l.Get(key)
 }
 
 // Put writes key (for example an inbox row keyed by a business id).
-func (tx *Tx) Put(key, value string) {
-	if tx.writes == nil {
-		tx.writes = map[string]string{}
-	}
-	tx.writes[key] = value
-}
+func (tx *Tx) Put(key, value string) { tx.writes = append(tx.writes, write{key, value}) }
 
 // Effect records a side effect under key ("charge:order-7"): the ledger
 // counts its commits, and invariants such as [EffectOnce] read them.
@@ -97,7 +97,9 @@ type EffectRecord struct {
 }
 
 func (tx *Tx) apply(at time.Time, consumer string) {
-	maps.Copy(tx.l.kv, tx.writes)
+	for _, w := range tx.writes {
+		tx.l.kv[w.key] = w.value
+	}
 	for _, k := range tx.effects {
 		tx.l.Effects[k]++
 		tx.l.Log = append(tx.l.Log, EffectRecord{Key: k, At: at, Consumer: consumer})

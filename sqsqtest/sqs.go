@@ -211,8 +211,10 @@ func (s *SQS) ReceiveMessage(ctx context.Context, in *sqs.ReceiveMessageInput, o
 
 // Message returns m as the SDK's types.Message.
 func (m Msg) Message() types.Message {
-	out := types.Message{MessageId: aws.String(m.MessageId), ReceiptHandle: aws.String(m.ReceiptHandle),
-		Body: aws.String(m.Body), Attributes: m.Attributes}
+	// One allocation for the three strings the message points to, not
+	// three.
+	s := &[3]string{m.MessageId, m.ReceiptHandle, m.Body}
+	out := types.Message{MessageId: &s[0], ReceiptHandle: &s[1], Body: &s[2], Attributes: m.Attributes}
 	if len(m.MessageAttributes) > 0 {
 		out.MessageAttributes = map[string]types.MessageAttributeValue{}
 		for k, v := range m.MessageAttributes {

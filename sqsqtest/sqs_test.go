@@ -501,3 +501,20 @@ func TestSQSEveryOperationIsAStep(t *testing.T) {
 		}
 	}
 }
+
+// Msg.Message is the SDK's message of m, each call its own: writing
+// through one message's pointers changes no other.
+func TestMsgAsSDKMessage(t *testing.T) {
+	t.Parallel()
+	m := sqsqtest.Msg{MessageId: "id", ReceiptHandle: "rh", Body: "body", Attributes: map[string]string{"SenderId": "me"}}
+	a, b := m.Message(), m.Message()
+	want := types.Message{MessageId: aws.String("id"), ReceiptHandle: aws.String("rh"), Body: aws.String("body"),
+		Attributes: map[string]string{"SenderId": "me"}}
+	if !reflect.DeepEqual(a, want) {
+		t.Fatalf("Message() = %+v, want %+v", a, want)
+	}
+	*a.Body, *a.MessageId, *a.ReceiptHandle = "x", "y", "z"
+	if *b.Body != "body" || *b.MessageId != "id" || *b.ReceiptHandle != "rh" || m.Body != "body" {
+		t.Errorf("a write through one message reached another: %q %q %q, m.Body %q", *b.Body, *b.MessageId, *b.ReceiptHandle, m.Body)
+	}
+}
