@@ -101,8 +101,8 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// quietNotes stands for the fault notes of a silent run's line.
-const quietNotes = " [faults]"
+// silentNotes stands for the fault notes of a silent run's line.
+const silentNotes = " [faults]"
 
 // faultNotes names the faults injected since the last line, for the line
 // of the call they hit: " [duplicate delivery of B, delete failed]".
@@ -110,7 +110,7 @@ func (r *run) faultNotes() string {
 	if r.silent { // only whether there are any counts (see loggedEmpty)
 		r.dups = nil
 		if r.pol.skipNew() {
-			return quietNotes
+			return silentNotes
 		}
 		return ""
 	}

@@ -142,10 +142,11 @@ func (s Scenario) check(t *rapid.T, run player) {
 		// their logs unseen. Where the kit cannot tell which run that is,
 		// it tells them all.
 		shown, known := reported(t)
-		if shown || !known {
-			o, tp = retell(told, rec.seq, o, tp)
+		again := shown || !known
+		if again {
+			o, tp, again = retell(told, rec.seq, o, tp)
 		}
-		if shown {
+		if shown && again {
 			if short, runs := shrinkSteps(told, tp.sc, o); short != o {
 				t.Logf("sqsqtest: shrank rapid's schedule of %d steps to %d by dropping steps (%d runs; rapid replays the longer one, and the kit shrinks it again)",
 					o.Steps, short.Steps, runs)
@@ -159,16 +160,17 @@ func (s Scenario) check(t *rapid.T, run player) {
 }
 
 // retell plays the draws seq of a silent run's failing outcome o again,
-// told, and returns that outcome and its tape; or o and tp with the error
-// saying the consumer is not deterministic, if the run passed this time.
-func retell(told func(Source) *Outcome, seq []int, o *Outcome, tp *tape) (*Outcome, *tape) {
+// told, and returns that outcome and its tape; or, if the run passed this
+// time, o and tp with the error saying the consumer is not deterministic,
+// and ok false.
+func retell(told func(Source) *Outcome, seq []int, o *Outcome, tp *tape) (_ *Outcome, _ *tape, ok bool) {
 	pos := 0
 	again := &tape{src: replay{seq: seq, pos: &pos}}
 	if out := told(again); out.Err != nil {
-		return out, again
+		return out, again, true
 	}
 	o.Err = fmt.Errorf("%w (%s)", o.Err, notDeterministic)
-	return o, tp
+	return o, tp, false
 }
 
 // notDeterministic says why a failure is reported without its schedule.

@@ -511,3 +511,27 @@ func TestRapidReportsTheToldRun(t *testing.T) {
 		t.Errorf("%d runs silent, %d told: want most silent, the reported told", silent, told)
 	}
 }
+
+// A run rapid reports that passes when played again is reported as not
+// deterministic, with its error, and not shrunk.
+//
+// Not parallel: rapid writes its fail file under the working directory.
+func TestRapidReportsANonDeterministicRun(t *testing.T) {
+	t.Chdir(t.TempDir())
+	s := chargeThenDelete("a")
+	s.Invariants = nil
+	tb := &fakeTB{}
+	rapidCheck(&rapidTB{TB: tb}, func(t *rapid.T) {
+		s.check(t, func(src Source, quiet bool) *Outcome {
+			o := s.play(src, quiet)
+			if quiet {
+				o.Err = errors.New("fails only when nobody looks")
+			}
+			return o
+		})
+	})
+	out := strings.Join(tb.lines, "\n")
+	if !tb.failed || !strings.Contains(out, "fails only when nobody looks ("+notDeterministic+")") || strings.Contains(out, "shrank") {
+		t.Fatalf("the report:\n%s", out)
+	}
+}
