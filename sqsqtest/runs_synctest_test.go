@@ -5,8 +5,12 @@ package sqsqtest
 import (
 	"context"
 	"errors"
+	"fmt"
+	"reflect"
+	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 )
@@ -53,5 +57,48 @@ func TestConsumerContextEndsWithTheRun(t *testing.T) {
 	s.Test(t)
 	if ended.Load() == 0 {
 		t.Error("no loop ever waited for its context to end")
+	}
+}
+
+// In bubbles too, as Scenario.Test plays them, a silent run is the told
+// run but for its timeline (see TestSilentRunsTellTheSameRun): here with a
+// handler whose goroutine works on a timer of its own while the handler
+// extends the message's visibility.
+func TestSilentRunsInBubbles(t *testing.T) {
+	t.Parallel()
+	ticking := Scenario{
+		Messages: []string{"a", "b"}, Crash: 10, Faults: AllFaults(5), Visibility: 30 * time.Second,
+		Consumer: func(env *Env) Handler {
+			q := env.Queue()
+			return func(ctx context.Context, m Msg) error {
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					time.Sleep(40 * time.Second)
+				}()
+				if err := q.ChangeVisibility(ctx, m.ReceiptHandle, time.Minute); err != nil {
+					<-done
+					return err
+				}
+				<-done
+				if err := env.Commit("charge", func(tx *Tx) error { tx.Effect("charge:" + m.Body); return nil }); err != nil {
+					return err
+				}
+				return q.Delete(ctx, m.ReceiptHandle)
+			}
+		},
+		Invariants: []Invariant{EffectOnce(func(b string) string { return "charge:" + b }), NothingLeft()},
+	}
+	for name, s := range map[string]Scenario{"charge": chargeThenDelete("a", "b", "c"), "declined": declinedEveryTime("a", "b"), "ticking": ticking} {
+		play := s.inBubbles(t)
+		for seed := uint64(1); seed <= 40; seed++ {
+			a, b := &recorder{src: Seed(seed)}, &recorder{src: Seed(seed)}
+			silent, told := play(a, true), play(b, false)
+			if !slices.Equal(a.seq, b.seq) || silent.lines != told.lines || told.lines != len(told.Timeline) ||
+				silent.Steps != told.Steps || fmt.Sprint(silent.Err) != fmt.Sprint(told.Err) || !reflect.DeepEqual(silent.Ledger, told.Ledger) {
+				t.Fatalf("%s, seed %d: silent %d draws, %d lines, %d steps, %v; told %d draws, %d lines (%d written), %d steps, %v",
+					name, seed, len(a.seq), silent.lines, silent.Steps, silent.Err, len(b.seq), told.lines, len(told.Timeline), told.Steps, told.Err)
+			}
+		}
 	}
 }
