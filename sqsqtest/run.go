@@ -74,13 +74,30 @@ type run struct {
 }
 
 func (r *run) Observe(e sqsq.Event) {
-	if eventNames(&e, r.qName) {
-		r.qEvents.Add(1)
-	}
-	if r.dName != "" && eventNames(&e, r.dName) {
-		r.dEvents.Add(1)
+	if movesCounts(&e) {
+		if eventNames(&e, r.qName) {
+			r.qEvents.Add(1)
+		}
+		if r.dName != "" && eventNames(&e, r.dName) {
+			r.dEvents.Add(1)
+		}
 	}
 	r.rec.Observe(e)
+}
+
+// movesCounts reports whether e may change the counts the kit reads of a
+// queue (see run.stats): not a visibility change that kept its message in
+// flight (one that took hold is always of a message in flight), nor a
+// delete that removed nothing. A heartbeat's extensions had the counts
+// read again after each.
+func movesCounts(e *sqsq.Event) bool {
+	switch e.Kind {
+	case sqsq.EventVisibilityChanged:
+		return e.Applied && e.Timeout == 0
+	case sqsq.EventDeleted:
+		return e.Removed
+	}
+	return true
 }
 
 // eventNames reports whether e names the queue q in any of its parts: a queue

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
@@ -178,6 +179,9 @@ func TestStatsMemoChangesNoRun(t *testing.T) {
 				_, err = api.StartMessageMoveTask(ctx, &sqs.StartMessageMoveTaskInput{SourceArn: &arn})
 			case 2:
 				_, err = api.PurgeQueue(ctx, &sqs.PurgeQueueInput{QueueUrl: &url})
+			case 3: // extends or releases, as a heartbeat or a retry would
+				_, err = api.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{QueueUrl: &url,
+					ReceiptHandle: out.Messages[0].ReceiptHandle, VisibilityTimeout: int32(30 * (n / 4 % 2))})
 			}
 			if errors.Is(err, ErrCrashed) {
 				return
@@ -191,6 +195,20 @@ func TestStatsMemoChangesNoRun(t *testing.T) {
 			Faults: AllFaults(10), Crash: 10, Consumer: chargeAndDelete},
 		"SDK loop with purges and its own redrives": {Messages: []string{"a", "b", "c"}, Consumers: 2, MaxReceiveCount: 1,
 			Faults: AllFaults(10), Crash: 5, Steps: 60, Loop: loop},
+		// Extends each message, and releases it at its first delivery.
+		"extensions and releases": {Messages: []string{"a", "b", "c"}, Faults: AllFaults(10), Crash: 5,
+			Consumer: func(env *Env) Handler {
+				q := env.Queue()
+				return func(ctx context.Context, m Msg) error {
+					if err := q.ChangeVisibility(ctx, m.ReceiptHandle, time.Minute); err != nil {
+						return err
+					}
+					if m.ReceiveCount == 1 {
+						return q.ChangeVisibility(ctx, m.ReceiptHandle, 0)
+					}
+					return q.Delete(ctx, m.ReceiptHandle)
+				}
+			}},
 	}
 	seen := map[string]int{}
 	for name, s := range scenarios {
