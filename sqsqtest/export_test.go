@@ -8,9 +8,8 @@ func PlayedBothWays(s Scenario, seed uint64) (silent, told *Outcome, silentDraws
 	defer s.spare.stop()
 	a := &recorder{src: Seed(seed)}
 	silent = s.play(a, true)
-	stuckByText = true
-	defer func() { stuckByText = false }()
 	b := &recorder{src: Seed(seed)}
+	s.spare.stuckByText = true
 	told = s.play(b, false)
 	return silent, told, a.seq, b.seq
 }

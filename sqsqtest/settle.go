@@ -7,11 +7,6 @@ import (
 	"time"
 )
 
-// stuckByText makes a told run's settle read an empty receive from its
-// line's text, as it did before silent runs: the reference of
-// TestSilentRunsTellTheSameRun.
-var stuckByText = false
-
 // settle runs the world to quiescence without faults, crashes or
 // slowness: parked calls first, then sends, then receives by idle
 // consumers (skipped after an empty one until something else happens,
@@ -55,7 +50,7 @@ func (r *run) settle() bool {
 		r.do(pick, false)
 		// Stuck after a receive whose one line said it was empty.
 		stuck = receive && r.lines == before+1 && r.emptyAt == r.lines
-		if stuckByText && !r.silent {
+		if r.s.spare.byText() && !r.silent {
 			stuck = receive && len(r.tl) == before+1 && strings.HasSuffix(r.tl[before].Text, ": empty")
 		}
 	}

@@ -16,7 +16,14 @@ type spares struct {
 	// fiftieth of a short run, and a loop's runs all play on its goroutine.
 	bubble    bool
 	restoreGC func() // see relaxGC
+	// stuckByText makes a told run's settle read an empty receive from
+	// its line's text, as it did before silent runs: the reference of
+	// TestSilentRunsTellTheSameRun.
+	stuckByText bool
 }
+
+// byText is stuckByText, false for a run outside a loop.
+func (p *spares) byText() bool { return p != nil && p.stuckByText }
 
 // inBubble is spares' bubble, or inBubble for a run outside a loop.
 func (p *spares) inBubble() bool {
