@@ -30,11 +30,15 @@ func (r *run) since() time.Duration {
 
 // log adds a line to the timeline, joined from parts (see lineText).
 func (r *run) log(parts ...string) {
-	r.lines++
-	if r.silent {
-		return
+	if !r.skip() {
+		r.logAt(r.since(), parts...)
 	}
-	r.tl = append(r.tl, Entry{At: r.since(), Text: r.text.join(parts...)})
+}
+
+// logAt adds a line of a told run at the run's time at.
+func (r *run) logAt(at time.Duration, parts ...string) {
+	r.lines++
+	r.tl = append(r.tl, Entry{At: at, Text: r.text.join(parts...)})
 }
 
 func (r *run) logf(format string, args ...any) {

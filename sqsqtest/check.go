@@ -142,11 +142,15 @@ func (s Scenario) check(t *rapid.T, run player) {
 		// their logs unseen. Where the kit cannot tell which run that is,
 		// it tells them all.
 		shown, known := reported(t)
-		again := shown || !known
-		if again {
-			o, tp, again = retell(told, rec.seq, o, tp)
+		retold := false
+		if shown || !known {
+			pos := 0
+			again := &tape{src: replay{seq: rec.seq, pos: &pos}}
+			if o, retold = retell(told, again, o); retold {
+				tp = again
+			}
 		}
-		if shown && again {
+		if shown && retold {
 			if short, runs := shrinkSteps(told, tp.sc, o); short != o {
 				t.Logf("sqsqtest: shrank rapid's schedule of %d steps to %d by dropping steps (%d runs; rapid replays the longer one, and the kit shrinks it again)",
 					o.Steps, short.Steps, runs)
@@ -159,18 +163,16 @@ func (s Scenario) check(t *rapid.T, run player) {
 	o.recycle()
 }
 
-// retell plays the draws seq of a silent run's failing outcome o again,
-// told, and returns that outcome and its tape; or, if the run passed this
-// time, o and tp with the error saying the consumer is not deterministic,
-// and ok false.
-func retell(told func(Source) *Outcome, seq []int, o *Outcome, tp *tape) (_ *Outcome, _ *tape, ok bool) {
-	pos := 0
-	again := &tape{src: replay{seq: seq, pos: &pos}}
+// retell plays again, told, from again (a source that draws what the
+// silent run drew), the silent run whose outcome o failed, and returns
+// the told outcome; or, if the run passed this time, o with its error
+// saying the consumer is not deterministic, and ok false.
+func retell(told func(Source) *Outcome, again Source, o *Outcome) (_ *Outcome, ok bool) {
 	if out := told(again); out.Err != nil {
-		return out, again, true
+		return out, true
 	}
 	o.Err = fmt.Errorf("%w (%s)", o.Err, notDeterministic)
-	return o, tp, false
+	return o, false
 }
 
 // notDeterministic says why a failure is reported without its schedule.

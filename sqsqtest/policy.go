@@ -138,7 +138,6 @@ func (p *Policy) Count(f Fault) int {
 	return n
 }
 
-// takeNew returns the injections since its last call.
 // skipNew marks the injections since the last takeNew or skipNew read,
 // and reports whether there were any.
 func (p *Policy) skipNew() bool {
@@ -149,6 +148,7 @@ func (p *Policy) skipNew() bool {
 	return any
 }
 
+// takeNew returns the injections since the last takeNew or skipNew.
 func (p *Policy) takeNew() []Injection {
 	p.mu.Lock()
 	defer p.mu.Unlock()

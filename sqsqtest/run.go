@@ -128,12 +128,8 @@ func (s Scenario) silentRun(src Source, again func() Source) *Outcome {
 	if o.Err == nil {
 		return o
 	}
-	told := s.play(again(), false)
-	if told.Err == nil {
-		o.Err = fmt.Errorf("%w (%s)", o.Err, notDeterministic)
-		return o
-	}
-	return told
+	o, _ = retell(func(src Source) *Outcome { return s.play(src, false) }, again(), o)
+	return o
 }
 
 // play is Run, silent or not.

@@ -330,8 +330,7 @@ func (r *run) advanceTo(t time.Time) {
 	}
 	for _, d := range due {
 		if !r.skip() {
-			r.lines++
-			r.tl = append(r.tl, Entry{At: d.at.Sub(r.start), Text: r.text.join("visibility expired(", d.l, ")")})
+			r.logAt(d.at.Sub(r.start), "visibility expired(", d.l, ")")
 		}
 	}
 	r.process()

@@ -54,6 +54,7 @@ func doEvented[In, Out any](s *SQS, describe func(*run, *call) string,
 	return step(s, "", describe, f, ctx, in, optFns, true)
 }
 
+// step is do and doEvented: evented calls leave untracked alone.
 func step[In, Out any](s *SQS, what string, describe func(*run, *call) string,
 	f func(*awssqs.Client, context.Context, *In, ...func(*sqs.Options)) (*Out, error),
 	ctx context.Context, in *In, optFns []func(*sqs.Options), evented bool) (*Out, error) {
